@@ -1,0 +1,1 @@
+"""ruleset: declarative TOML scheduling profiles assembled into a Kubernetes-exact scheduler."""

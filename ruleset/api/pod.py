@@ -1,0 +1,402 @@
+"""The Pod as the scheduler sees it: requests, placement constraints, priority."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+from typing import Any
+
+from ruleset.api import resources as res
+from ruleset.api.decode import (
+    DecodeContext,
+    get_int,
+    get_list,
+    get_map,
+    get_quantities,
+    get_str,
+    get_string_list,
+    get_string_map,
+)
+from ruleset.api.meta import (
+    LabelSelector,
+    LabelSelectorRequirement,
+    ObjectMeta,
+    decode_label_selector,
+    decode_meta,
+    decode_requirements,
+    decode_timestamp,
+)
+from ruleset.quantity import value_of
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerPort:
+    container_port: int
+    host_port: int = 0
+    protocol: str = "TCP"
+    host_ip: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Container:
+    name: str
+    image: str = ""
+    requests: dict[str, Fraction] = field(default_factory=dict)
+    limits: dict[str, Fraction] = field(default_factory=dict)
+    ports: tuple[ContainerPort, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Toleration:
+    key: str = ""
+    operator: str = ""
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+    def tolerates(self, taint_key: str, taint_value: str, taint_effect: str) -> bool:
+        """``Toleration.ToleratesTaint``."""
+        if self.effect and self.effect != taint_effect:
+            return False
+        if self.key and self.key != taint_key:
+            return False
+        if self.operator in ("", "Equal"):
+            return self.value == taint_value
+        return self.operator == "Exists"
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSelectorTerm:
+    match_expressions: tuple[LabelSelectorRequirement, ...] = ()
+    match_fields: tuple[LabelSelectorRequirement, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PreferredSchedulingTerm:
+    weight: int
+    preference: NodeSelectorTerm
+
+
+@dataclass(frozen=True, slots=True)
+class NodeAffinity:
+    #: None when ``requiredDuringSchedulingIgnoredDuringExecution`` is absent (no constraint).
+    required: tuple[NodeSelectorTerm, ...] | None = None
+    preferred: tuple[PreferredSchedulingTerm, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PodAffinityTerm:
+    label_selector: LabelSelector | None
+    topology_key: str
+    namespaces: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedPodAffinityTerm:
+    weight: int
+    term: PodAffinityTerm
+
+
+@dataclass(frozen=True, slots=True)
+class PodAffinity:
+    required: tuple[PodAffinityTerm, ...] = ()
+    preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Affinity:
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: PodAffinity | None = None
+    pod_anti_affinity: PodAffinity | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TopologySpreadConstraint:
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str
+    label_selector: LabelSelector | None = None
+
+
+@dataclass(eq=False)
+class Pod:
+    """A pod; identity is the object itself (two pods never compare equal by value)."""
+
+    meta: ObjectMeta
+    containers: tuple[Container, ...] = ()
+    init_containers: tuple[Container, ...] = ()
+    overhead: dict[str, Fraction] = field(default_factory=dict)
+    node_name: str = ""
+    scheduler_name: str = "default-scheduler"
+    #: ``spec.priority`` as written; the resolved value is :attr:`priority`.
+    spec_priority: int | None = None
+    priority_class_name: str = ""
+    preemption_policy: str = ""
+    node_selector: dict[str, str] = field(default_factory=dict)
+    affinity: Affinity = field(default_factory=Affinity)
+    tolerations: tuple[Toleration, ...] = ()
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
+    volumes: tuple[dict[str, Any], ...] = ()
+    phase: str = ""
+    nominated_node_name: str = ""
+    start_time: float | None = None
+    #: Resolved at cluster load from ``spec.priority`` or the PriorityClass.
+    priority: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+    @property
+    def namespace(self) -> str:
+        return self.meta.namespace
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.meta.labels
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``, the pod's name in every report."""
+        return f"{self.meta.namespace}/{self.meta.name}"
+
+    @property
+    def terminating(self) -> bool:
+        return self.meta.deletion_timestamp is not None
+
+    def __repr__(self) -> str:
+        return f"Pod({self.key})"
+
+    @cached_property
+    def requests(self) -> dict[str, int]:
+        """``computePodResourceRequest``: max(Σ containers, each init container) + overhead."""
+        total: dict[str, int] = {}
+        for c in self.containers:
+            res.add_into(total, c.requests)
+        for c in self.init_containers:
+            res.max_into(total, c.requests)
+        res.add_into(total, self.overhead)
+        return total
+
+    @cached_property
+    def non_zero_requests(self) -> tuple[int, int]:
+        """``calculateResource``'s (non0CPU, non0Mem) for node accounting."""
+        cpu = sum(res.non_zero(res.CPU, c.requests) for c in self.containers)
+        mem = sum(res.non_zero(res.MEMORY, c.requests) for c in self.containers)
+        for c in self.init_containers:
+            cpu = max(cpu, res.non_zero(res.CPU, c.requests))
+            mem = max(mem, res.non_zero(res.MEMORY, c.requests))
+        if res.CPU in self.overhead:
+            cpu += res.scaled(res.CPU, self.overhead[res.CPU])
+        if res.MEMORY in self.overhead:
+            mem += res.scaled(res.MEMORY, self.overhead[res.MEMORY])
+        return cpu, mem
+
+    def scoring_request(self, resource: str) -> int:
+        """``calculatePodResourceRequest`` (v1.20 resource scorers).
+
+        Upstream adds the overhead with ``Quantity.Value()`` for every resource, CPU
+        included, so a 250m CPU overhead adds 1 (a whole core, rounded up) to a request
+        counted in millicores. That is a bug in v1.19-v1.21; it is reproduced on purpose.
+        """
+        cache = self.__dict__.setdefault("_scoring_requests", {})
+        if resource in cache:
+            return cache[resource]
+        value = sum(res.non_zero(resource, c.requests) for c in self.containers)
+        for c in self.init_containers:
+            value = max(value, res.non_zero(resource, c.requests))
+        if resource in self.overhead:
+            value += value_of(self.overhead[resource])
+        cache[resource] = value
+        return value
+
+    @cached_property
+    def limits(self) -> dict[str, int]:
+        """max(Σ container limits, each init container's limits), as ResourceLimits reads them."""
+        total: dict[str, int] = {}
+        for c in self.containers:
+            res.add_into(total, c.limits)
+        for c in self.init_containers:
+            res.max_into(total, c.limits)
+        return total
+
+    def controller(self):
+        return self.meta.controller()
+
+
+def _decode_container(ctx: DecodeContext, raw: Any, path: str) -> Container:
+    resources = get_map(ctx, raw, "resources", f"{path}.resources")
+    ports = []
+    raw_ports = get_list(ctx, raw, "ports", f"{path}.ports")
+    for i, p in enumerate(raw_ports):
+        p_path = f"{path}.ports[{i}]"
+        if not isinstance(p, dict):
+            ctx.fail(p_path, "expected an object", raw_ports, i)
+            continue
+        ports.append(ContainerPort(
+            container_port=get_int(ctx, p, "containerPort", f"{p_path}.containerPort", 0) or 0,
+            host_port=get_int(ctx, p, "hostPort", f"{p_path}.hostPort", 0) or 0,
+            protocol=get_str(ctx, p, "protocol", f"{p_path}.protocol") or "TCP",
+            host_ip=get_str(ctx, p, "hostIP", f"{p_path}.hostIP"),
+        ))
+    requests = get_quantities(ctx, resources, "requests", f"{path}.resources.requests")
+    limits = get_quantities(ctx, resources, "limits", f"{path}.resources.limits")
+    # No API defaulting (requests := limits) here: dumps of a live cluster are already defaulted,
+    # and the scheduler reads exactly what the object says.
+    for name, q in requests.items():
+        if q < 0:
+            ctx.fail(f"{path}.resources.requests.{name}", "must be greater than or equal to 0", resources, "requests")
+    return Container(
+        name=get_str(ctx, raw, "name", f"{path}.name"),
+        image=get_str(ctx, raw, "image", f"{path}.image"),
+        requests=requests,
+        limits=limits,
+        ports=tuple(ports),
+    )
+
+
+def _decode_containers(ctx: DecodeContext, spec: Any, key: str) -> tuple[Container, ...]:
+    out = []
+    items = get_list(ctx, spec, key, f"spec.{key}")
+    for i, raw in enumerate(items):
+        path = f"spec.{key}[{i}]"
+        if not isinstance(raw, dict):
+            ctx.fail(path, "expected an object", items, i)
+            continue
+        out.append(_decode_container(ctx, raw, path))
+    return tuple(out)
+
+
+def _decode_node_selector_term(ctx: DecodeContext, raw: Any, path: str) -> NodeSelectorTerm:
+    return NodeSelectorTerm(
+        match_expressions=decode_requirements(ctx, raw, "matchExpressions", f"{path}.matchExpressions"),
+        match_fields=decode_requirements(ctx, raw, "matchFields", f"{path}.matchFields"),
+    )
+
+
+def decode_node_affinity(ctx: DecodeContext, raw: Any, path: str) -> NodeAffinity:
+    """A ``v1.NodeAffinity`` (also the ``addedAffinity`` plugin arg)."""
+    required = None
+    if isinstance(raw, dict) and raw.get("requiredDuringSchedulingIgnoredDuringExecution") is not None:
+        req_path = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
+        req = get_map(ctx, raw, "requiredDuringSchedulingIgnoredDuringExecution", req_path)
+        terms = get_list(ctx, req, "nodeSelectorTerms", f"{req_path}.nodeSelectorTerms")
+        required = tuple(
+            _decode_node_selector_term(ctx, t, f"{req_path}.nodeSelectorTerms[{i}]")
+            for i, t in enumerate(terms)
+        )
+    preferred = []
+    pref_path = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
+    for i, t in enumerate(get_list(ctx, raw, "preferredDuringSchedulingIgnoredDuringExecution", pref_path)):
+        preferred.append(PreferredSchedulingTerm(
+            weight=get_int(ctx, t, "weight", f"{pref_path}[{i}].weight", 0) or 0,
+            preference=_decode_node_selector_term(ctx, get_map(ctx, t, "preference", f"{pref_path}[{i}].preference"),
+                                                  f"{pref_path}[{i}].preference"),
+        ))
+    return NodeAffinity(required=required, preferred=tuple(preferred))
+
+
+def _decode_pod_affinity_term(ctx: DecodeContext, raw: Any, path: str) -> PodAffinityTerm:
+    return PodAffinityTerm(
+        label_selector=decode_label_selector(ctx, raw, "labelSelector", f"{path}.labelSelector"),
+        topology_key=get_str(ctx, raw, "topologyKey", f"{path}.topologyKey"),
+        namespaces=tuple(get_string_list(ctx, raw, "namespaces", f"{path}.namespaces")),
+    )
+
+
+def _decode_pod_affinity(ctx: DecodeContext, raw: Any, path: str) -> PodAffinity:
+    req_path = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
+    pref_path = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
+    required = tuple(
+        _decode_pod_affinity_term(ctx, t, f"{req_path}[{i}]")
+        for i, t in enumerate(get_list(ctx, raw, "requiredDuringSchedulingIgnoredDuringExecution", req_path))
+    )
+    preferred = tuple(
+        WeightedPodAffinityTerm(
+            weight=get_int(ctx, t, "weight", f"{pref_path}[{i}].weight", 0) or 0,
+            term=_decode_pod_affinity_term(ctx, get_map(ctx, t, "podAffinityTerm", f"{pref_path}[{i}].podAffinityTerm"),
+                                           f"{pref_path}[{i}].podAffinityTerm"),
+        )
+        for i, t in enumerate(get_list(ctx, raw, "preferredDuringSchedulingIgnoredDuringExecution", pref_path))
+    )
+    return PodAffinity(required=required, preferred=preferred)
+
+
+def _decode_affinity(ctx: DecodeContext, spec: Any) -> Affinity:
+    raw = get_map(ctx, spec, "affinity", "spec.affinity")
+    node = raw.get("nodeAffinity")
+    pod = raw.get("podAffinity")
+    anti = raw.get("podAntiAffinity")
+    return Affinity(
+        node_affinity=decode_node_affinity(ctx, node, "spec.affinity.nodeAffinity") if node is not None else None,
+        pod_affinity=_decode_pod_affinity(ctx, pod, "spec.affinity.podAffinity") if pod is not None else None,
+        pod_anti_affinity=(_decode_pod_affinity(ctx, anti, "spec.affinity.podAntiAffinity")
+                           if anti is not None else None),
+    )
+
+
+def decode_tolerations(ctx: DecodeContext, spec: Any, key: str, path: str) -> tuple[Toleration, ...]:
+    out = []
+    items = get_list(ctx, spec, key, path)
+    for i, t in enumerate(items):
+        t_path = f"{path}[{i}]"
+        if not isinstance(t, dict):
+            ctx.fail(t_path, "expected an object", items, i)
+            continue
+        out.append(Toleration(
+            key=get_str(ctx, t, "key", f"{t_path}.key"),
+            operator=get_str(ctx, t, "operator", f"{t_path}.operator"),
+            value=get_str(ctx, t, "value", f"{t_path}.value"),
+            effect=get_str(ctx, t, "effect", f"{t_path}.effect"),
+            toleration_seconds=get_int(ctx, t, "tolerationSeconds", f"{t_path}.tolerationSeconds"),
+        ))
+    return tuple(out)
+
+
+def decode_spread_constraints(ctx: DecodeContext, raw: Any, key: str, path: str) -> tuple[TopologySpreadConstraint, ...]:
+    out = []
+    for i, c in enumerate(get_list(ctx, raw, key, path)):
+        c_path = f"{path}[{i}]"
+        out.append(TopologySpreadConstraint(
+            max_skew=get_int(ctx, c, "maxSkew", f"{c_path}.maxSkew", 0) or 0,
+            topology_key=get_str(ctx, c, "topologyKey", f"{c_path}.topologyKey"),
+            when_unsatisfiable=get_str(ctx, c, "whenUnsatisfiable", f"{c_path}.whenUnsatisfiable"),
+            label_selector=decode_label_selector(ctx, c, "labelSelector", f"{c_path}.labelSelector"),
+        ))
+    return tuple(out)
+
+
+def decode_pod(ctx: DecodeContext, raw: Any) -> Pod:
+    """Decode a Pod manifest; problems go to ``ctx``."""
+    meta = decode_meta(ctx, raw, namespaced=True, kind="Pod")
+    ctx.subject = f"Pod {meta.namespace}/{meta.name}" if meta.name else "Pod"
+    spec = get_map(ctx, raw, "spec", "spec")
+    status = get_map(ctx, raw, "status", "status")
+    if "spec" not in raw or raw.get("spec") is None:
+        ctx.fail("spec", "Required value", raw)
+    containers = _decode_containers(ctx, spec, "containers")
+    if not containers and isinstance(spec, dict) and spec:
+        ctx.fail("spec.containers", "Required value: a pod needs at least one container", spec, "containers")
+    volumes = tuple(v for v in get_list(ctx, spec, "volumes", "spec.volumes") if isinstance(v, dict))
+    return Pod(
+        meta=meta,
+        containers=containers,
+        init_containers=_decode_containers(ctx, spec, "initContainers"),
+        overhead=get_quantities(ctx, spec, "overhead", "spec.overhead"),
+        node_name=get_str(ctx, spec, "nodeName", "spec.nodeName"),
+        scheduler_name=get_str(ctx, spec, "schedulerName", "spec.schedulerName") or "default-scheduler",
+        spec_priority=get_int(ctx, spec, "priority", "spec.priority"),
+        priority_class_name=get_str(ctx, spec, "priorityClassName", "spec.priorityClassName"),
+        preemption_policy=get_str(ctx, spec, "preemptionPolicy", "spec.preemptionPolicy"),
+        node_selector=get_string_map(ctx, spec, "nodeSelector", "spec.nodeSelector"),
+        affinity=_decode_affinity(ctx, spec),
+        tolerations=decode_tolerations(ctx, spec, "tolerations", "spec.tolerations"),
+        topology_spread_constraints=decode_spread_constraints(
+            ctx, spec, "topologySpreadConstraints", "spec.topologySpreadConstraints"),
+        volumes=volumes,
+        phase=get_str(ctx, status, "phase", "status.phase"),
+        nominated_node_name=get_str(ctx, status, "nominatedNodeName", "status.nominatedNodeName"),
+        start_time=decode_timestamp(ctx, status, "startTime", "status.startTime"),
+        priority=get_int(ctx, spec, "priority", "spec.priority", 0) or 0,
+    )

@@ -1,0 +1,149 @@
+"""Objects the scheduler reads besides pods and nodes: the controllers that select pods
+(Service, ReplicationController, ReplicaSet, StatefulSet), PodDisruptionBudgets and
+PriorityClasses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ruleset.api.decode import DecodeContext, get_bool, get_int, get_map, get_str, get_string_map
+from ruleset.api.meta import LabelSelector, ObjectMeta, decode_label_selector, decode_meta
+
+
+@dataclass(eq=False)
+class Service:
+    meta: ObjectMeta
+    #: ``spec.selector``; None when absent (such services select nothing).
+    selector: dict[str, str] | None
+
+
+@dataclass(eq=False)
+class ReplicationController:
+    meta: ObjectMeta
+    selector: dict[str, str]
+
+
+@dataclass(eq=False)
+class ReplicaSet:
+    meta: ObjectMeta
+    selector: LabelSelector | None
+
+
+@dataclass(eq=False)
+class StatefulSet:
+    meta: ObjectMeta
+    selector: LabelSelector | None
+
+
+@dataclass(eq=False)
+class PodDisruptionBudget:
+    meta: ObjectMeta
+    selector: LabelSelector | None
+    min_available: int | str | None
+    max_unavailable: int | str | None
+    #: ``status.disruptionsAllowed`` as written; None when the status is absent.
+    disruptions_allowed: int | None
+    disrupted_pods: frozenset[str]
+    #: ``status.expectedPods`` / ``status.currentHealthy`` when the status is present.
+    expected_pods: int | None = None
+    current_healthy: int | None = None
+
+
+@dataclass(eq=False)
+class PriorityClass:
+    meta: ObjectMeta
+    value: int
+    global_default: bool = False
+    preemption_policy: str = "PreemptLowerPriority"
+
+
+def decode_service(ctx: DecodeContext, raw: Any) -> Service:
+    meta = decode_meta(ctx, raw, namespaced=True, kind="Service")
+    ctx.subject = f"Service {meta.namespace}/{meta.name}"
+    spec = get_map(ctx, raw, "spec", "spec")
+    selector = get_string_map(ctx, spec, "selector", "spec.selector") if spec.get("selector") is not None else None
+    return Service(meta=meta, selector=selector)
+
+
+def decode_replication_controller(ctx: DecodeContext, raw: Any) -> ReplicationController:
+    meta = decode_meta(ctx, raw, namespaced=True, kind="ReplicationController")
+    ctx.subject = f"ReplicationController {meta.namespace}/{meta.name}"
+    spec = get_map(ctx, raw, "spec", "spec")
+    return ReplicationController(meta=meta, selector=get_string_map(ctx, spec, "selector", "spec.selector"))
+
+
+def decode_replica_set(ctx: DecodeContext, raw: Any) -> ReplicaSet:
+    meta = decode_meta(ctx, raw, namespaced=True, kind="ReplicaSet")
+    ctx.subject = f"ReplicaSet {meta.namespace}/{meta.name}"
+    spec = get_map(ctx, raw, "spec", "spec")
+    return ReplicaSet(meta=meta, selector=decode_label_selector(ctx, spec, "selector", "spec.selector"))
+
+
+def decode_stateful_set(ctx: DecodeContext, raw: Any) -> StatefulSet:
+    meta = decode_meta(ctx, raw, namespaced=True, kind="StatefulSet")
+    ctx.subject = f"StatefulSet {meta.namespace}/{meta.name}"
+    spec = get_map(ctx, raw, "spec", "spec")
+    return StatefulSet(meta=meta, selector=decode_label_selector(ctx, spec, "selector", "spec.selector"))
+
+
+def _int_or_percent(ctx: DecodeContext, obj: dict, key: str, path: str) -> int | str | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        ctx.fail(path, f"{value!r}: expected an integer or a percentage string", obj, key)
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isdigit():
+            # IntOrString from YAML "3" stays a string in Kubernetes and is rejected there.
+            ctx.fail(path, f"{value!r}: a string value must be a percentage such as \"50%\"", obj, key)
+            return None
+        if not (text.endswith("%") and text[:-1].isdigit()):
+            ctx.fail(path, f"{value!r}: invalid value for IntOrString: invalid type: string is not a percentage",
+                     obj, key)
+            return None
+        return text
+    if value < 0:
+        ctx.fail(path, f"{value}: must be greater than or equal to 0", obj, key)
+        return None
+    return value
+
+
+def decode_pod_disruption_budget(ctx: DecodeContext, raw: Any) -> PodDisruptionBudget:
+    meta = decode_meta(ctx, raw, namespaced=True, kind="PodDisruptionBudget")
+    ctx.subject = f"PodDisruptionBudget {meta.namespace}/{meta.name}"
+    spec = get_map(ctx, raw, "spec", "spec")
+    status = get_map(ctx, raw, "status", "status")
+    min_available = _int_or_percent(ctx, spec, "minAvailable", "spec.minAvailable")
+    max_unavailable = _int_or_percent(ctx, spec, "maxUnavailable", "spec.maxUnavailable")
+    if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
+        ctx.fail("spec", "minAvailable and maxUnavailable cannot be both set", spec, "maxUnavailable")
+    disrupted = get_map(ctx, status, "disruptedPods", "status.disruptedPods")
+    return PodDisruptionBudget(
+        meta=meta,
+        selector=decode_label_selector(ctx, spec, "selector", "spec.selector"),
+        min_available=min_available,
+        max_unavailable=max_unavailable,
+        disruptions_allowed=get_int(ctx, status, "disruptionsAllowed", "status.disruptionsAllowed",
+                                    get_int(ctx, status, "podDisruptionsAllowed", "status.podDisruptionsAllowed")),
+        disrupted_pods=frozenset(str(k) for k in disrupted),
+        expected_pods=get_int(ctx, status, "expectedPods", "status.expectedPods"),
+        current_healthy=get_int(ctx, status, "currentHealthy", "status.currentHealthy"),
+    )
+
+
+def decode_priority_class(ctx: DecodeContext, raw: Any) -> PriorityClass:
+    meta = decode_meta(ctx, raw, namespaced=False, kind="PriorityClass")
+    ctx.subject = f"PriorityClass {meta.name}"
+    value = get_int(ctx, raw, "value", "value")
+    if value is None:
+        ctx.fail("value", "Required value", raw)
+        value = 0
+    return PriorityClass(
+        meta=meta,
+        value=value,
+        global_default=get_bool(ctx, raw, "globalDefault", "globalDefault"),
+        preemption_policy=get_str(ctx, raw, "preemptionPolicy", "preemptionPolicy") or "PreemptLowerPriority",
+    )

@@ -1,0 +1,47 @@
+"""Shared output helpers: versioned JSON and atomic file writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+#: Every JSON document the tool writes carries this version; bump it on incompatible change.
+SCHEMA_VERSION = 1
+
+
+def dump_json(document: dict[str, Any]) -> str:
+    """Serialise a JSON document with ``schemaVersion`` first."""
+    return json.dumps({"schemaVersion": SCHEMA_VERSION, **document}, indent=2, ensure_ascii=False)
+
+
+def print_json(document: dict[str, Any]) -> None:
+    sys.stdout.write(dump_json(document) + "\n")
+
+
+def write_atomic(path: Path, text: str, force: bool = False) -> None:
+    """Write ``text`` to ``path`` via a temporary file and rename, so a failure leaves no partial file.
+
+    Refuses to replace an existing file unless ``force``.
+    """
+    from ruleset.errors import Problem, RulesetError
+
+    if path.exists() and not force:
+        raise RulesetError(Problem("already exists; pass --force to overwrite", file=str(path), code="exists"))
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
