@@ -54,3 +54,20 @@ class RulesetError(Exception):
 
     def __str__(self) -> str:
         return "\n".join(str(p) for p in self.problems)
+
+
+def format_path(path: tuple | list) -> str:
+    """A key path as users write it: ``plugins.NodeLabel.args.presentLabels[1]``.
+
+    Keys that are not bare TOML keys are quoted.
+    """
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+            continue
+        text = str(part)
+        if not text or not all(c.isalnum() or c in "-_" for c in text):
+            text = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        out += f".{text}" if out else text
+    return out

@@ -1,0 +1,131 @@
+"""``ruleset score``: filter and score one pod on every node, per plugin."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ruleset.cli.common import add_run_arguments, report_notes
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("score", help="show how one pod filters and scores on every node",
+                                   description="Filter and score one pod on every node, plugin by plugin.")
+    add_run_arguments(parser)
+    parser.add_argument("--pod", metavar="FILE",
+                        help="the pod to score (default: the first pending pod of the cluster in queue order)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ruleset.cli.output import print_json
+    from ruleset.simulate import build_framework, first_pending, load_state, read_single_pod, score_pod
+
+    framework = build_framework(args.profile)
+    state = load_state(args.cluster)
+    report_notes(state.notes, args.verbose)
+    pod = read_single_pod(args.pod, state) if args.pod else first_pending(state, framework)
+    report = score_pod(framework, state, pod, seed=args.seed)
+    if args.output == "json":
+        print_json(score_json(report))
+    else:
+        print(score_text(report))
+    return 0
+
+
+def _preemption_json(result: Any) -> dict[str, Any] | None:
+    post = result.post_filter
+    if post is None or post.details is None or not hasattr(post.details, "to_json"):
+        return None
+    return post.details.to_json()
+
+
+def score_json(report: Any) -> dict[str, Any]:
+    """The JSON contract of ``ruleset score`` (without ``schemaVersion``)."""
+    result = report.result
+    snapshot = report.state.snapshot
+    statuses = result.statuses
+    scored: dict[int, int] = {int(node): i for i, node in enumerate(result.feasible)} if result.scores else {}
+    feasible = {int(node) for node in result.feasible}
+    nodes = []
+    for index, name in enumerate(snapshot.node_names):
+        status = statuses.status(index) if statuses is not None else None
+        entry: dict[str, Any] = {
+            "name": name,
+            "filter": {
+                "code": status.code.label if status else "Success",
+                "plugin": status.plugin if status else None,
+                "reasons": list(status.reasons) if status else [],
+            },
+            "scores": {},
+            "total": None,
+        }
+        position = scored.get(index)
+        if position is not None and result.scores is not None:
+            table = result.scores
+            for plugin, weight, raw, norm in zip(table.plugins, table.weights, table.raw, table.normalized,
+                                                 strict=True):
+                entry["scores"][plugin] = {"raw": int(raw[position]), "score": int(norm[position]),
+                                           "weight": weight, "weighted": int(norm[position]) * weight}
+            entry["total"] = int(table.total[position])
+        entry["scored"] = position is not None or (index in feasible and result.scores is None
+                                                   and len(result.feasible) > 0)
+        nodes.append(entry)
+    return {
+        "pod": report.pod.key,
+        "profile": report.profile.name,
+        "nodes": nodes,
+        "selected": result.node,
+        "message": result.message or None,
+        "preemption": _preemption_json(result),
+    }
+
+
+def score_text(report: Any) -> str:
+    """A readable table: nodes × plugins, with reasons for rejected nodes."""
+    data = score_json(report)
+    plugins: list[str] = []
+    for node in data["nodes"]:
+        for plugin in node["scores"]:
+            if plugin not in plugins:
+                plugins.append(plugin)
+    weights = {}
+    for node in data["nodes"]:
+        for plugin, s in node["scores"].items():
+            weights[plugin] = s["weight"]
+    header = ["NODE", *[f"{p}×{weights[p]}" for p in plugins], "TOTAL", ""]
+    rows = []
+    for node in data["nodes"]:
+        if node["filter"]["code"] != "Success":
+            reasons = ", ".join(node["filter"]["reasons"])
+            rows.append([node["name"], *["-" for _ in plugins], "-",
+                         f"✗ {node['filter']['plugin']}: {reasons} ({node['filter']['code']})"])
+            continue
+        cells = []
+        for plugin in plugins:
+            s = node["scores"].get(plugin)
+            if s is None:
+                cells.append("")
+            elif s["raw"] != s["score"]:
+                cells.append(f"{s['score']} (raw {s['raw']})")
+            else:
+                cells.append(str(s["score"]))
+        mark = "← selected" if node["name"] == data["selected"] else ""
+        total = "" if node["total"] is None else str(node["total"])
+        rows.append([node["name"], *cells, total, mark])
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = [f"pod {data['pod']}  profile {data['profile']}", ""]
+    for row in [header, *rows]:
+        lines.append("  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+    lines.append("")
+    if data["selected"]:
+        lines.append(f"selected: {data['selected']}")
+    else:
+        lines.append(f"unschedulable: {data['message']}")
+        pre = data.get("preemption")
+        if pre:
+            lines.append(f"preemption: nominated node {pre.get('nominatedNode')}")
+            for cand in pre.get("candidates", []):
+                lines.append(f"  candidate {cand['node']}: victims {', '.join(cand['victims']) or '-'}"
+                             f", PDB violations {cand['pdbViolations']}")
+    return "\n".join(lines)

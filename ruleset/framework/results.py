@@ -1,0 +1,157 @@
+"""Batch results: per-node filter outcomes and the PostFilter result."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ruleset.framework.status import SUCCESS, Code, Status
+
+_NO_REASONS: tuple[str, ...] = ()
+
+
+@dataclass
+class FilterResult:
+    """One filter plugin's verdict on each candidate node.
+
+    ``codes[i]`` is the :class:`Code` for the i-th candidate node; ``reasons[reason_index[i]]``
+    are its reasons (ignored where the code is Success). Sharing a small reason table keeps
+    the common case, one reason for every rejected node, a pair of numpy arrays.
+    """
+
+    codes: np.ndarray
+    reasons: list[tuple[str, ...]]
+    reason_index: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    @classmethod
+    def passing(cls, n: int) -> FilterResult:
+        """Every node passes."""
+        return cls(np.zeros(n, dtype=np.int8), [_NO_REASONS], np.zeros(n, dtype=np.int32))
+
+    @classmethod
+    def reject(cls, fail: np.ndarray, code: Code, *reasons: str) -> FilterResult:
+        """Nodes where ``fail`` is true get ``code`` with ``reasons``; the rest pass."""
+        fail = np.asarray(fail, dtype=bool)
+        codes = np.where(fail, np.int8(code), np.int8(Code.SUCCESS)).astype(np.int8)
+        return cls(codes, [_NO_REASONS, tuple(reasons)], fail.astype(np.int32))
+
+    @classmethod
+    def from_statuses(cls, statuses: Sequence[Status | None]) -> FilterResult:
+        """Build from one Status (or None) per node: the per-node convenience path."""
+        n = len(statuses)
+        codes = np.zeros(n, dtype=np.int8)
+        index = np.zeros(n, dtype=np.int32)
+        table: list[tuple[str, ...]] = [_NO_REASONS]
+        seen: dict[tuple[str, ...], int] = {_NO_REASONS: 0}
+        for i, status in enumerate(statuses):
+            if status is None or status.code == Code.SUCCESS:
+                continue
+            codes[i] = status.code
+            slot = seen.get(status.reasons)
+            if slot is None:
+                slot = seen[status.reasons] = len(table)
+                table.append(status.reasons)
+            index[i] = slot
+        return cls(codes, table, index)
+
+    def status(self, i: int) -> Status:
+        code = Code(int(self.codes[i]))
+        return SUCCESS if code == Code.SUCCESS else Status(code, self.reasons[int(self.reason_index[i])])
+
+
+class NodeStatuses:
+    """Every snapshot node's filter status in one cycle, with the plugin that decided it."""
+
+    def __init__(self, num_nodes: int):
+        self.codes = np.zeros(num_nodes, dtype=np.int8)
+        self.plugin_index = np.full(num_nodes, -1, dtype=np.int16)
+        self.reason_index = np.zeros(num_nodes, dtype=np.int32)
+        self.plugins: list[str] = []
+        self.reasons: list[tuple[str, ...]] = [_NO_REASONS]
+        self._reason_slots: dict[tuple[str, ...], int] = {_NO_REASONS: 0}
+        #: Nodes whose filters actually ran (percentageOfNodesToScore may stop the search early).
+        self.evaluated = np.zeros(num_nodes, dtype=bool)
+
+    def _plugin_slot(self, plugin: str | None) -> int:
+        if plugin is None:
+            return -1
+        try:
+            return self.plugins.index(plugin)
+        except ValueError:
+            self.plugins.append(plugin)
+            return len(self.plugins) - 1
+
+    def _reason_slot(self, reasons: tuple[str, ...]) -> int:
+        slot = self._reason_slots.get(reasons)
+        if slot is None:
+            slot = self._reason_slots[reasons] = len(self.reasons)
+            self.reasons.append(reasons)
+        return slot
+
+    def record(self, nodes: np.ndarray, result: FilterResult, plugin: str, mask: np.ndarray) -> None:
+        """Record ``result`` (aligned with ``nodes``) for the nodes where ``mask`` is true."""
+        if not mask.any():
+            return
+        plugin_slot = self._plugin_slot(plugin)
+        remap = np.fromiter((self._reason_slot(r) for r in result.reasons), dtype=np.int32,
+                            count=len(result.reasons))
+        targets = nodes[mask]
+        self.codes[targets] = result.codes[mask]
+        self.plugin_index[targets] = plugin_slot
+        self.reason_index[targets] = remap[result.reason_index[mask]]
+
+    def set_all(self, nodes: np.ndarray, status: Status) -> None:
+        """Give every node in ``nodes`` the same status (a PreFilter rejection)."""
+        self.codes[nodes] = status.code
+        self.plugin_index[nodes] = self._plugin_slot(status.plugin)
+        self.reason_index[nodes] = self._reason_slot(status.reasons)
+        self.evaluated[nodes] = True
+
+    def status(self, i: int) -> Status:
+        code = Code(int(self.codes[i]))
+        if code == Code.SUCCESS:
+            return SUCCESS
+        slot = int(self.plugin_index[i])
+        return Status(code, self.reasons[int(self.reason_index[i])], self.plugins[slot] if slot >= 0 else None)
+
+    def failed(self) -> np.ndarray:
+        """Indices of nodes with a non-success status."""
+        return np.flatnonzero(self.codes != Code.SUCCESS)
+
+    def reason_histogram(self) -> dict[str, int]:
+        """How many failed nodes carry each reason (a node with two reasons counts for both)."""
+        failed = self.failed()
+        counts: dict[str, int] = {}
+        if not len(failed):
+            return counts
+        per_slot = np.bincount(self.reason_index[failed], minlength=len(self.reasons))
+        for slot in np.flatnonzero(per_slot):
+            for reason in self.reasons[slot]:
+                counts[reason] = counts.get(reason, 0) + int(per_slot[slot])
+        return counts
+
+
+def fit_error_message(num_all_nodes: int, statuses: NodeStatuses) -> str:
+    """``FitError.Error()`` of v1.20: "0/N nodes are available: <sorted histogram>."
+
+    The histogram entries ("<count> <reason>") are sorted as strings, as upstream's
+    ``sort.Strings`` does, so "10 X" sorts before "2 Y".
+    """
+    histogram = sorted(f"{count} {reason}" for reason, count in statuses.reason_histogram().items())
+    return f"0/{num_all_nodes} nodes are available: {', '.join(histogram)}."
+
+
+@dataclass
+class PostFilterResult:
+    """What a PostFilter plugin achieved: a nominated node on success, and a report."""
+
+    nominated_node: str | None = None
+    status: Status = SUCCESS
+    #: Plugin-specific detail for reports (DefaultPreemption puts its candidates here).
+    details: Any = None

@@ -1,0 +1,121 @@
+"""Discover plugin classes: built-ins first, then the ``ruleset`` entry-point group.
+
+Discovery uses one pluggy manager with the :class:`~ruleset.hookspecs.DiscoverySpecs`.
+Each third-party package is loaded on its own: one that fails to import or to register is
+reported by name and left out, and the rest of the run goes on.
+
+Set ``RULESET_DISABLE_PLUGIN_AUTOLOAD=1`` to skip entry points (hermetic tests, debugging).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.metadata import entry_points
+from typing import Any
+
+import pluggy
+
+from ruleset import hookspecs
+from ruleset.errors import Problem
+from ruleset.framework.plugin import Plugin
+
+ENTRY_POINT_GROUP = "ruleset"
+BUILTIN_MODULE = "ruleset.plugins"
+AUTOLOAD_ENV = "RULESET_DISABLE_PLUGIN_AUTOLOAD"
+
+
+class _Defaults:
+    """ruleset's own fallback implementations of discovery hooks."""
+
+    @hookspecs.hookimpl(trylast=True)
+    def ruleset_plugin_args_schema(self, plugin: type[Plugin]) -> dict[str, Any]:
+        return plugin.args_schema
+
+
+@dataclass
+class PluginRegistry:
+    """Every known plugin class by framework name, where each came from, and load failures."""
+
+    classes: dict[str, type[Plugin]] = field(default_factory=dict)
+    origins: dict[str, str] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    manager: pluggy.PluginManager | None = None
+
+    def get(self, name: str) -> type[Plugin] | None:
+        return self.classes.get(self.aliases.get(name, name))
+
+    def canonical_name(self, name: str) -> str:
+        return self.aliases.get(name, name)
+
+    def names(self) -> list[str]:
+        return sorted(self.classes)
+
+    def args_schema(self, name: str) -> dict[str, Any]:
+        cls = self.get(name)
+        if cls is None:
+            raise KeyError(name)
+        assert self.manager is not None
+        schema = self.manager.hook.ruleset_plugin_args_schema(plugin=cls)
+        return schema if schema is not None else cls.args_schema
+
+    def is_builtin(self, name: str) -> bool:
+        return self.origins.get(self.canonical_name(name)) == "builtin"
+
+
+def _register_module(registry: PluginRegistry, pm: pluggy.PluginManager, module: Any, origin: str) -> None:
+    found: list[type[Plugin]] = []
+
+    def register(cls: type[Plugin]) -> None:
+        if not (isinstance(cls, type) and issubclass(cls, Plugin)):
+            raise TypeError(f"register() takes a ruleset.Plugin subclass, got {cls!r}")
+        if not getattr(cls, "name", None):
+            raise TypeError(f"plugin class {cls.__module__}.{cls.__qualname__} has no 'name'")
+        found.append(cls)
+
+    hook = pm.hook.ruleset_register_plugins
+    impls = [impl for impl in hook.get_hookimpls() if impl.plugin is module]
+    for impl in impls:
+        impl.function(register)
+    for cls in found:
+        existing = registry.classes.get(cls.name)
+        if existing is not None and existing is not cls:
+            registry.problems.append(Problem(
+                f"plugin name {cls.name!r} is registered twice: by {existing.__module__}.{existing.__qualname__} "
+                f"({registry.origins[cls.name]}) and by {cls.__module__}.{cls.__qualname__} ({origin}); "
+                f"the second is ignored", code="duplicate-plugin", severity="warning"))
+            continue
+        registry.classes[cls.name] = cls
+        registry.origins[cls.name] = origin
+        for alias in cls.aliases:
+            registry.aliases.setdefault(alias, cls.name)
+
+
+@cache
+def load_registry(autoload: bool | None = None) -> PluginRegistry:
+    """Discover every plugin class once per process."""
+    import importlib
+
+    if autoload is None:
+        autoload = not os.environ.get(AUTOLOAD_ENV)
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs.DiscoverySpecs)
+    registry = PluginRegistry(manager=pm)
+    pm.register(_Defaults(), name="ruleset.defaults")
+    builtin = importlib.import_module(BUILTIN_MODULE)
+    pm.register(builtin, name=BUILTIN_MODULE)
+    _register_module(registry, pm, builtin, "builtin")
+    if autoload:
+        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            origin = f"{ep.dist.name} {ep.dist.version}" if ep.dist else ep.value
+            try:
+                module = ep.load()
+                pm.register(module, name=f"entrypoint:{ep.name}")
+                _register_module(registry, pm, module, origin)
+            except Exception as exc:  # a broken third-party package must not take the run down
+                registry.problems.append(Problem(
+                    f"plugin package {ep.name!r} ({origin}) failed to load: {type(exc).__name__}: {exc}",
+                    code="plugin-load-failed", severity="warning"))
+    return registry

@@ -1,0 +1,100 @@
+"""NodeLabel (Filter, Score): require or prefer nodes by label presence (NodeLabelArgs).
+
+Filter: every ``presentLabels`` key must be on the node and no ``absentLabels`` key may be.
+Score: 100 for each ``presentLabelsPreference`` key present and each
+``absentLabelsPreference`` key absent, averaged over the preference labels (integer
+division). Only label keys matter, never values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ruleset.api.pod import Pod
+from ruleset.framework.args import ArgError, arg_field
+from ruleset.framework.plugin import Plugin
+from ruleset.framework.results import FilterResult
+from ruleset.framework.status import Code
+from ruleset.hookspecs import hookimpl
+from ruleset.snapshot import NodeSet
+
+ERR_REASON_PRESENCE_VIOLATED = "node(s) didn't have the requested labels"
+MAX_NODE_SCORE = 100
+
+_LABEL_LIST = {"type": "array", "items": {"type": "string"}, "default": []}
+
+
+@dataclass(frozen=True, slots=True)
+class NodeLabelArgs:
+    """``NodeLabelArgs`` of kubescheduler.config.k8s.io/v1beta1."""
+
+    present_labels: tuple[str, ...] = arg_field("presentLabels", ())
+    absent_labels: tuple[str, ...] = arg_field("absentLabels", ())
+    present_labels_preference: tuple[str, ...] = arg_field("presentLabelsPreference", ())
+    absent_labels_preference: tuple[str, ...] = arg_field("absentLabelsPreference", ())
+
+
+def _go_list(labels: tuple[str, ...]) -> str:
+    """Go's ``%+v`` of a []string: ``[a b c]``."""
+    return "[" + " ".join(labels) + "]"
+
+
+class NodeLabel(Plugin):
+    name = "NodeLabel"
+    Args = NodeLabelArgs
+    args_schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "presentLabels": {**_LABEL_LIST, "description": "Label keys a node must have (Filter)."},
+            "absentLabels": {**_LABEL_LIST, "description": "Label keys a node must not have (Filter)."},
+            "presentLabelsPreference": {**_LABEL_LIST, "description": "Label keys a node should have (Score)."},
+            "absentLabelsPreference": {**_LABEL_LIST, "description": "Label keys a node should not have (Score)."},
+        },
+    }
+
+    @classmethod
+    def validate_args(cls, args: NodeLabelArgs) -> list[ArgError]:
+        """``ValidateNodeLabelArgs`` (v1.20): the first label listed both present and absent."""
+        pairs = (
+            ("presentLabels", args.present_labels, args.absent_labels),
+            ("presentLabelsPreference", args.present_labels_preference, args.absent_labels_preference),
+        )
+        for key, present, absent in pairs:
+            absent_set = set(absent)
+            for label in present:
+                if label in absent_set:
+                    return [ArgError((key,), f"detecting at least one label (e.g., \"{label}\") that exist in both "
+                                             f"the present({_go_list(present)}) and absent({_go_list(absent)}) "
+                                             f"label list")]
+        return []
+
+    def _has(self, nodes: NodeSet, key: str) -> np.ndarray:
+        return nodes.has_label(key)
+
+    @hookimpl
+    def ruleset_filter(self, nodes: NodeSet) -> FilterResult | None:
+        args: NodeLabelArgs = self.args
+        if not args.present_labels and not args.absent_labels:
+            return None
+        ok = np.ones(len(nodes), dtype=bool)
+        for key in args.present_labels:
+            ok &= self._has(nodes, key)
+        for key in args.absent_labels:
+            ok &= ~self._has(nodes, key)
+        return FilterResult.reject(~ok, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_PRESENCE_VIOLATED)
+
+    @hookimpl
+    def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:
+        args: NodeLabelArgs = self.args
+        count = len(args.present_labels_preference) + len(args.absent_labels_preference)
+        score = np.zeros(len(nodes), dtype=np.int64)
+        if count == 0:
+            return score
+        for key in args.present_labels_preference:
+            score += np.where(self._has(nodes, key), MAX_NODE_SCORE, 0)
+        for key in args.absent_labels_preference:
+            score += np.where(self._has(nodes, key), 0, MAX_NODE_SCORE)
+        return score // count

@@ -1,0 +1,25 @@
+"""NodeName (Filter): a pod with ``spec.nodeName`` fits only that node."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ruleset.api.pod import Pod
+from ruleset.framework.plugin import Plugin
+from ruleset.framework.results import FilterResult
+from ruleset.framework.status import Code
+from ruleset.hookspecs import hookimpl
+from ruleset.snapshot import NodeSet
+
+ERR_REASON = "node(s) didn't match the requested hostname"
+
+
+class NodeName(Plugin):
+    name = "NodeName"
+
+    @hookimpl
+    def ruleset_filter(self, pod: Pod, nodes: NodeSet) -> FilterResult | None:
+        if not pod.node_name:
+            return None
+        wanted = nodes.snapshot.node_index.get(pod.node_name, -1)
+        return FilterResult.reject(nodes.indices != wanted, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)

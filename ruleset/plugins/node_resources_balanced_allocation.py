@@ -1,0 +1,77 @@
+"""NodeResourcesBalancedAllocation (Score): favour nodes whose CPU and memory use stay even.
+
+v1.20: with ``f = requested / allocatable`` per resource (non-zero requests, the pod
+included), a node with any fraction at or above 1 scores 0; otherwise
+``int((1 - |f_cpu - f_mem|) * 100)``.
+
+With ``balanceAttachedNodeVolumes = true`` (upstream's alpha feature gate of that name) and
+a pod that has volumes, the volume fraction joins in and the score is
+``int((1 - variance(f_cpu, f_mem, f_vol)) * 100)``. The volume fraction is the pod's volume
+count over the volumes the node can still attach: the sum of its
+``attachable-volumes-*`` allocatable minus the volumes of the pods already on it. Nodes
+reporting no attachable volumes fall back to the two-resource formula, as upstream does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ruleset.api.pod import Pod
+from ruleset.framework.args import arg_field
+from ruleset.framework.plugin import Plugin
+from ruleset.hookspecs import hookimpl
+from ruleset.plugins.resource_allocation import fraction_of_capacity, requested_and_allocatable
+from ruleset.snapshot import NodeSet
+
+MAX_NODE_SCORE = 100.0
+
+
+@dataclass(frozen=True, slots=True)
+class NodeResourcesBalancedAllocationArgs:
+    balance_attached_node_volumes: bool = arg_field("balanceAttachedNodeVolumes", False)
+
+
+class NodeResourcesBalancedAllocation(Plugin):
+    name = "NodeResourcesBalancedAllocation"
+    Args = NodeResourcesBalancedAllocationArgs
+    args_schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "balanceAttachedNodeVolumes": {
+                "type": "boolean", "default": False,
+                "description": "Include the attachable-volume fraction (variance of three fractions).",
+            },
+        },
+    }
+
+    @hookimpl
+    def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:
+        cpu_req, cpu_alloc = requested_and_allocatable(pod, nodes, "cpu")
+        mem_req, mem_alloc = requested_and_allocatable(pod, nodes, "memory")
+        cpu = fraction_of_capacity(cpu_req, cpu_alloc)
+        mem = fraction_of_capacity(mem_req, mem_alloc)
+        score = ((1.0 - np.abs(cpu - mem)) * MAX_NODE_SCORE).astype(np.int64)
+        if self.args.balance_attached_node_volumes and pod.volumes:
+            allocatable_volumes = self._allocatable_volumes(nodes)
+            use = allocatable_volumes > 0
+            if use.any():
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    vol = len(pod.volumes) / np.where(use, allocatable_volumes, 1).astype(np.float64)
+                mean = (cpu + mem + vol) / 3.0
+                variance = ((cpu - mean) * (cpu - mean) + (mem - mean) * (mem - mean)
+                            + (vol - mean) * (vol - mean)) / 3.0
+                with_volumes = np.where(vol >= 1, 0, ((1.0 - variance) * MAX_NODE_SCORE).astype(np.int64))
+                score = np.where(use, with_volumes, score)
+        return np.where((cpu >= 1) | (mem >= 1), 0, score)
+
+    @staticmethod
+    def _allocatable_volumes(nodes: NodeSet) -> np.ndarray:
+        snapshot = nodes.snapshot
+        limit = np.zeros(len(nodes), dtype=np.int64)
+        for name in snapshot.resource_names():
+            if name.startswith("attachable-volumes-"):
+                limit += snapshot.allocatable(name)[nodes.indices]
+        return np.where(limit > 0, limit - snapshot.volume_count[nodes.indices], 0)

@@ -1,0 +1,114 @@
+"""NodeResourcesFit (PreFilter, Filter): the node must have room for the pod's requests.
+
+Reasons, in upstream's order: "Too many pods" (checked even for pods requesting nothing),
+then "Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage" and
+"Insufficient <name>" for each scalar resource. Scalar resources are checked in name order
+(upstream walks a Go map). Every failing resource is reported, with code Unschedulable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ruleset.api import resources as res
+from ruleset.api.pod import Pod
+from ruleset.framework.args import ArgError, arg_field
+from ruleset.framework.cycle_state import CycleState
+from ruleset.framework.plugin import Plugin
+from ruleset.framework.results import FilterResult
+from ruleset.framework.status import Code
+from ruleset.hookspecs import hookimpl
+from ruleset.snapshot import NodeSet, Snapshot
+
+PRE_FILTER_STATE_KEY = "PreFilterNodeResourcesFit"
+TOO_MANY_PODS = "Too many pods"
+
+
+@dataclass(frozen=True, slots=True)
+class NodeResourcesFitArgs:
+    ignored_resources: tuple[str, ...] = arg_field("ignoredResources", ())
+    ignored_resource_groups: tuple[str, ...] = arg_field("ignoredResourceGroups", ())
+
+
+def _invalid(path: tuple, value: str, detail: str) -> ArgError:
+    dotted = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(path))
+    return ArgError(path, f"{dotted}: Invalid value: \"{value}\": {detail}")
+
+
+class NodeResourcesFit(Plugin):
+    name = "NodeResourcesFit"
+    Args = NodeResourcesFitArgs
+    args_schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "ignoredResources": {"type": "array", "items": {"type": "string"}, "default": [],
+                                 "description": "Extended resources this plugin does not check."},
+            "ignoredResourceGroups": {"type": "array", "items": {"type": "string"}, "default": [],
+                                      "description": "Extended-resource domains (before '/') not checked."},
+        },
+    }
+
+    @classmethod
+    def validate_args(cls, args: NodeResourcesFitArgs) -> list[ArgError]:
+        """``ValidateNodeResourcesFitArgs``: qualified names; groups without '/'."""
+        from ruleset.selector.validation import qualified_name_errors
+
+        errors = []
+        for i, name in enumerate(args.ignored_resources):
+            errors.extend(_invalid(("ignoredResources", i), name, msg) for msg in qualified_name_errors(name))
+        for i, group in enumerate(args.ignored_resource_groups):
+            if "/" in group:
+                errors.append(_invalid(("ignoredResourceGroups", i), group, "resource group name can't contain '/'"))
+            errors.extend(_invalid(("ignoredResourceGroups", i), group, msg) for msg in qualified_name_errors(group))
+        return errors
+
+    @hookimpl
+    def ruleset_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot) -> None:
+        state.write(PRE_FILTER_STATE_KEY, pod.requests)
+
+    def _ignored(self, name: str) -> bool:
+        if not res.is_extended_resource(name):
+            return False
+        args: NodeResourcesFitArgs = self.args
+        return name in args.ignored_resources or name.split("/")[0] in args.ignored_resource_groups
+
+    @hookimpl
+    def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult:
+        request: dict[str, int] = state.get(PRE_FILTER_STATE_KEY) or pod.requests
+        snapshot = nodes.snapshot
+        idx = nodes.indices
+        checks: list[tuple[str, np.ndarray]] = [
+            (TOO_MANY_PODS, snapshot.pod_count[idx] + 1 > snapshot.allowed_pods[idx]),
+        ]
+        scalars = sorted(name for name in request if name not in (res.CPU, res.MEMORY, res.EPHEMERAL_STORAGE))
+        asks_nothing = (request.get(res.CPU, 0) == 0 and request.get(res.MEMORY, 0) == 0
+                        and request.get(res.EPHEMERAL_STORAGE, 0) == 0 and not scalars)
+        if not asks_nothing:
+            for name in (res.CPU, res.MEMORY, res.EPHEMERAL_STORAGE, *scalars):
+                if name in scalars and self._ignored(name):
+                    continue
+                wanted = request.get(name, 0)
+                short = snapshot.allocatable(name)[idx] < wanted + snapshot.requested(name)[idx]
+                checks.append((f"Insufficient {name}", short))
+        return _combine(len(nodes), checks)
+
+
+def _combine(n: int, checks: list[tuple[str, np.ndarray]]) -> FilterResult:
+    """Turn per-reason failure masks into one FilterResult listing every failing reason per node."""
+    checks = [(reason, mask) for reason, mask in checks if mask.any()]
+    if not checks:
+        return FilterResult.passing(n)
+    if len(checks) == 1:
+        reason, mask = checks[0]
+        return FilterResult.reject(mask, Code.UNSCHEDULABLE, reason)
+    # Each node's set of failing reasons as a bit pattern, then one table row per distinct pattern.
+    patterns = np.zeros(n, dtype=object if len(checks) > 62 else np.int64)
+    for bit, (_, mask) in enumerate(checks):
+        patterns = patterns + np.where(mask, 1 << bit, 0)
+    distinct, inverse = np.unique(patterns, return_inverse=True)
+    table = [tuple(reason for bit, (reason, _) in enumerate(checks) if int(p) >> bit & 1) for p in distinct]
+    codes = np.where(patterns != 0, np.int8(Code.UNSCHEDULABLE), np.int8(Code.SUCCESS)).astype(np.int8)
+    return FilterResult(codes, table, inverse.astype(np.int32).reshape(-1))

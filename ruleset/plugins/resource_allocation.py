@@ -1,0 +1,91 @@
+"""Shared pieces of the resource scorers (``resource_allocation.go`` of v1.20).
+
+Not a plugin: LeastAllocated, MostAllocated, BalancedAllocation and RequestedToCapacityRatio
+all read "requested" and "allocatable" per node the same way, and share the args shape
+``resources = [{name, weight}]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ruleset.api import resources as res
+from ruleset.api.pod import Pod
+from ruleset.framework.args import ArgError
+from ruleset.snapshot import NodeSet
+
+DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceSpec:
+    """``config.ResourceSpec``: a resource name and its weight."""
+
+    name: str
+    weight: int
+
+
+def parse_resources(raw: list[dict]) -> tuple[ResourceSpec, ...]:
+    return tuple(ResourceSpec(str(r["name"]), int(r.get("weight", 0))) for r in raw)
+
+
+def dump_resources(specs: tuple[ResourceSpec, ...]) -> list[dict]:
+    return [{"name": s.name, "weight": s.weight} for s in specs]
+
+
+RESOURCES_SCHEMA = {
+    "type": "array",
+    "description": "Resources to score and their weights; cpu and memory with weight 1 when empty.",
+    "items": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["name"],
+        "properties": {"name": {"type": "string", "minLength": 1}, "weight": {"type": "integer"}},
+    },
+    "default": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
+}
+
+
+def with_default_resources(specs: tuple[ResourceSpec, ...]) -> tuple[ResourceSpec, ...]:
+    """v1beta1 defaulting: an empty list means cpu and memory, weight 1."""
+    return specs or tuple(ResourceSpec(n, w) for n, w in DEFAULT_RESOURCES)
+
+
+def validate_resource_weights_1_20(specs: tuple[ResourceSpec, ...]) -> list[ArgError]:
+    """``validateResources`` of v1.20 (Least/MostAllocated): weights 1..100, first error only."""
+    for i, spec in enumerate(specs):
+        if spec.weight <= 0:
+            return [ArgError(("resources", i, "weight"),
+                             f"resource Weight of {spec.name} should be a positive value, got {spec.weight}")]
+        if spec.weight > 100:
+            return [ArgError(("resources", i, "weight"),
+                             f"resource Weight of {spec.name} should be less than 100, got {spec.weight}")]
+    return []
+
+
+def requested_and_allocatable(pod: Pod, nodes: NodeSet, resource: str) -> tuple[np.ndarray, np.ndarray]:
+    """``calculateResourceAllocatableRequest``: per node (requested incl. the pod, allocatable).
+
+    CPU and memory use the nodes' non-zero requested totals; other resources use the plain
+    requested totals. The pod's own request follows ``calculatePodResourceRequest``.
+    """
+    snapshot = nodes.snapshot
+    idx = nodes.indices
+    pod_request = pod.scoring_request(resource)
+    if resource == res.CPU:
+        return snapshot.non_zero_cpu[idx] + pod_request, snapshot.allocatable(res.CPU)[idx]
+    if resource == res.MEMORY:
+        return snapshot.non_zero_memory[idx] + pod_request, snapshot.allocatable(res.MEMORY)[idx]
+    if resource == res.EPHEMERAL_STORAGE or res.is_scalar_resource(resource):
+        return snapshot.requested(resource)[idx] + pod_request, snapshot.allocatable(resource)[idx]
+    zeros = np.zeros(len(idx), dtype=np.int64)
+    return zeros, zeros.copy()
+
+
+def fraction_of_capacity(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """``fractionOfCapacity``: requested/capacity as float64, 1 where capacity is 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fraction = requested.astype(np.float64) / capacity.astype(np.float64)
+    return np.where(capacity == 0, 1.0, fraction)

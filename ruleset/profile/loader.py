@@ -1,0 +1,395 @@
+"""Load TOML profiles: parse, validate against the JSON Schema, resolve ``extends``, check args.
+
+Every problem found is collected (never just the first) and carries the file, the 1-based
+line and column of the offending key or value, and the key path. :func:`load_profile`
+raises :class:`~ruleset.errors.RulesetError` with all of them; :func:`check_profile`
+returns them for ``ruleset validate``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruleset import resources
+from ruleset.errors import Problem, RulesetError, format_path
+from ruleset.pluginmanager import PluginRegistry, load_registry
+from ruleset.profile.model import Origin, PluginConfig, Profile, RuleConfig
+from ruleset.profile.toml_positions import index_positions, locate
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+_TOML_EOF = re.compile(r"\s*\(at end of document\)\s*$")
+
+
+@dataclass
+class ProfileFile:
+    """One parsed profile file: its data, where each key is, and the problems found in it."""
+
+    path: Path
+    text: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+    positions: dict = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    parsed: bool = False
+
+    def origin(self, path: tuple, value: bool = False) -> Origin:
+        where = locate(self.positions, path, value=value) if self.positions else None
+        if where is None:
+            return Origin(str(self.path), 1, 1)
+        return Origin(str(self.path), where[0], where[1])
+
+    def problem(self, key_path: tuple, message: str, code: str, severity: str = "error",
+                value: bool = False) -> Problem:
+        origin = self.origin(key_path, value=value)
+        problem = Problem(message, file=origin.file, line=origin.line, column=origin.column,
+                          path=format_path(key_path) or None, code=code, severity=severity)
+        self.problems.append(problem)
+        return problem
+
+
+def read_profile_file(path: Path) -> ProfileFile:
+    """Read and parse one file; syntax errors become located problems."""
+    pf = ProfileFile(path=path)
+    try:
+        pf.text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        pf.problems.append(Problem("no such file", file=str(path), code="io-error"))
+        return pf
+    except OSError as exc:
+        pf.problems.append(Problem(f"cannot read: {exc.strerror or exc}", file=str(path), code="io-error"))
+        return pf
+    except UnicodeDecodeError as exc:
+        pf.problems.append(Problem(f"not UTF-8 text: {exc.reason}", file=str(path), code="toml-syntax"))
+        return pf
+    try:
+        pf.data = tomllib.loads(pf.text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        line = column = None
+        match = _TOML_POSITION.search(message)
+        if match:
+            line, column = int(match.group(1)), int(match.group(2))
+            message = message[: match.start()]
+        elif _TOML_EOF.search(message):
+            lines = pf.text.splitlines() or [""]
+            line, column = len(lines), len(lines[-1]) + 1
+            message = _TOML_EOF.sub("", message)
+        pf.problems.append(Problem(f"invalid TOML: {message}", file=str(path), line=line, column=column,
+                                   code="toml-syntax"))
+        return pf
+    pf.positions = index_positions(pf.text)
+    pf.parsed = True
+    return pf
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a float"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__
+
+
+_TYPE_WORDS = {"integer": "an integer", "string": "a string", "boolean": "a boolean", "array": "an array",
+               "object": "a table", "number": "a number"}
+
+
+def _suggest(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _schema_problems(pf: ProfileFile, schema: dict[str, Any], registry: PluginRegistry) -> None:
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(schema)
+    known_plugins = registry.names() + sorted(registry.aliases)
+    plugins = pf.data.get("plugins")
+    if isinstance(plugins, dict):
+        for name in plugins:
+            if registry.get(name) is None:
+                hint = _suggest(name, known_plugins)
+                failed = [p.message for p in registry.problems if p.code == "plugin-load-failed"]
+                extra = f" (note: {'; '.join(failed)})" if failed and not hint else ""
+                pf.problem(("plugins", name), f"unknown plugin {name!r}{hint}{extra}", "unknown-plugin")
+    for error in sorted(validator.iter_errors(pf.data), key=lambda e: list(map(str, e.absolute_path))):
+        path = tuple(error.absolute_path)
+        if len(path) >= 2 and path[0] == "plugins" and registry.get(path[1]) is None and path[2:3] == ("args",):
+            continue  # args of an unknown plugin: the unknown plugin is the problem
+        keyword = error.validator
+        if keyword == "additionalProperties":
+            allowed = sorted((error.schema.get("properties") or {}).keys())
+            extras = [k for k in error.instance if k not in (error.schema.get("properties") or {})]
+            for extra in extras:
+                where = "arg" if "args" in path else "key"
+                owner = f" for plugin {path[1]}" if where == "arg" and len(path) >= 2 else ""
+                hint = _suggest(extra, allowed)
+                expected = f" (expected one of: {', '.join(allowed)})" if allowed and not hint else ""
+                if where == "arg" and not allowed:
+                    expected = f" (plugin {path[1]} takes no args)"
+                pf.problem((*path, extra), f"unknown {where} {extra!r}{owner}{hint}{expected}",
+                           "unknown-arg" if where == "arg" else "unknown-key")
+        elif keyword == "type":
+            wanted = error.validator_value
+            words = " or ".join(_TYPE_WORDS.get(t, t) for t in (wanted if isinstance(wanted, list) else [wanted]))
+            pf.problem(path, f"expected {words}, got {_type_name(error.instance)} ({error.instance!r})",
+                       "invalid-type", value=True)
+        elif keyword == "required":
+            missing = [k for k in error.validator_value if k not in error.instance]
+            for key in missing:
+                pf.problem(path, f"missing required key {key!r}", "missing-key")
+        elif keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+            bound = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[keyword]
+            pf.problem(path, f"{error.instance!r} is out of range: must be {bound} {error.validator_value}",
+                       "out-of-range", value=True)
+        elif keyword == "enum":
+            choices = ", ".join(repr(v) for v in error.validator_value)
+            pf.problem(path, f"{error.instance!r} is not one of {choices}", "invalid-value", value=True)
+        elif keyword == "anyOf" and path[:1] == ("rules",):
+            pf.problem(path, "a rule needs 'require' (a filter), 'prefer' (a score) or both", "missing-key")
+        elif keyword == "minLength":
+            pf.problem(path, "must not be empty", "invalid-value", value=True)
+        elif keyword == "uniqueItems":
+            pf.problem(path, "has duplicate entries", "invalid-value", value=True)
+        else:
+            pf.problem(path, error.message, "schema", value=True)
+
+
+def resolve_extends(value: str, base_dir: Path) -> Path | None:
+    """A bundled profile name, or a path relative to the extending file."""
+    if "/" not in value and not value.endswith(".toml"):
+        bundled = resources.bundled_profile(value)
+        if bundled is not None:
+            return bundled
+    candidate = (base_dir / value).resolve()
+    if candidate.is_file():
+        return candidate
+    if not value.endswith(".toml") and (base_dir / f"{value}.toml").is_file():
+        return (base_dir / f"{value}.toml").resolve()
+    return None
+
+
+def resolve_profile_argument(value: str) -> Path:
+    """``--profile`` takes a file path or a bundled profile name."""
+    path = Path(value)
+    if path.is_file():
+        return path
+    if "/" not in value and not value.endswith(".toml"):
+        bundled = resources.bundled_profile(value)
+        if bundled is not None:
+            return bundled
+    names = ", ".join(resources.bundled_profile_names())
+    raise RulesetError(Problem(f"no such profile file, and no bundled profile of that name (bundled: {names})",
+                               file=value, code="io-error"))
+
+
+class _Assembler:
+    """Resolves one profile's extends chain, collecting every problem of every file."""
+
+    def __init__(self, registry: PluginRegistry):
+        self.registry = registry
+        self.schema = None
+        self.files: dict[Path, ProfileFile] = {}
+        self.problems: list[Problem] = []
+
+    def _file(self, path: Path) -> ProfileFile:
+        key = path.resolve()
+        if key not in self.files:
+            pf = read_profile_file(path)
+            if pf.parsed:
+                if self.schema is None:
+                    from ruleset.profile.schema import profile_schema
+
+                    self.schema = profile_schema(self.registry)
+                _schema_problems(pf, self.schema, self.registry)
+            self.files[key] = pf
+            self.problems.extend(pf.problems)
+        return self.files[key]
+
+    def assemble(self, path: Path, chain: tuple[Path, ...] = ()) -> Profile | None:
+        pf = self._file(path)
+        if not pf.parsed:
+            return None
+        data = pf.data
+        base: Profile | None = None
+        extends = data.get("extends")
+        if isinstance(extends, str) and extends:
+            target = resolve_extends(extends, path.parent)
+            if target is None:
+                self.problems.append(pf.problem(("extends",), f"cannot find profile {extends!r} to extend "
+                                                f"(neither a bundled profile nor a file next to this one)",
+                                                "extends-not-found", value=True))
+            elif target.resolve() in chain or target.resolve() == path.resolve():
+                cycle = " -> ".join(str(p) for p in (*chain, path.resolve(), target.resolve()))
+                self.problems.append(pf.problem(("extends",), f"extends cycle: {cycle}", "extends-cycle",
+                                                value=True))
+            else:
+                base = self.assemble(target, (*chain, path.resolve()))
+        profile = Profile(name=str(data.get("name", "")) if isinstance(data.get("name"), str) else "")
+        if base is not None:
+            profile.plugins = [_copy(c) for c in base.plugins]
+            profile.disabled = set(base.disabled)
+            profile.percentage_of_nodes_to_score = base.percentage_of_nodes_to_score
+            profile.rules = list(base.rules)
+            profile.files = list(base.files)
+        profile.files.insert(0, str(path))
+        if isinstance(data.get("description"), str):
+            profile.description = data["description"]
+        pct = data.get("percentageOfNodesToScore")
+        if isinstance(pct, int) and not isinstance(pct, bool):
+            profile.percentage_of_nodes_to_score = pct
+        plugins = data.get("plugins")
+        if isinstance(plugins, dict):
+            for name, table in plugins.items():
+                if not isinstance(table, dict):
+                    continue
+                self._merge_plugin(profile, pf, name, table)
+        rules = data.get("rules")
+        if isinstance(rules, list):
+            for i, rule in enumerate(rules):
+                if isinstance(rule, dict) and isinstance(rule.get("name"), str):
+                    self._merge_rule(profile, pf, i, rule)
+        return profile
+
+    def _merge_plugin(self, profile: Profile, pf: ProfileFile, name: str, table: dict[str, Any]) -> None:
+        canonical = self.registry.canonical_name(name)
+        if canonical != name:
+            pf.problem(("plugins", name), f"{name!r} is a deprecated name for {canonical!r}", "deprecated-name",
+                       severity="warning")
+            self.problems.append(pf.problems[-1])
+        existing = profile.plugin(canonical)
+        if table.get("enabled") is False:
+            profile.disabled.add(canonical)
+            if existing is not None:
+                profile.plugins.remove(existing)
+            return
+        profile.disabled.discard(canonical)
+        origin = pf.origin(("plugins", name))
+        config = existing or PluginConfig(name=canonical, origin=origin, args_origin=origin)
+        if existing is None:
+            profile.plugins.append(config)
+        config.origin = origin
+        weight = table.get("weight")
+        if isinstance(weight, int) and not isinstance(weight, bool):
+            config.weight = weight
+        points = table.get("points")
+        if isinstance(points, list) and all(isinstance(p, str) for p in points):
+            config.points = tuple(points)
+        args = table.get("args")
+        if isinstance(args, dict):
+            # args replace inherited args wholesale, like a KubeSchedulerConfiguration pluginConfig entry.
+            config.args = dict(args)
+            config.args_origin = pf.origin(("plugins", name, "args"))
+
+    def _merge_rule(self, profile: Profile, pf: ProfileFile, index: int, table: dict[str, Any]) -> None:
+        weight = table.get("weight", 1)
+        rule = RuleConfig(
+            name=table["name"],
+            pods=table.get("pods", "") if isinstance(table.get("pods", ""), str) else "",
+            require=table.get("require") if isinstance(table.get("require"), str) else None,
+            prefer=table.get("prefer") if isinstance(table.get("prefer"), str) else None,
+            weight=weight if isinstance(weight, int) and not isinstance(weight, bool) else 1,
+            origin=pf.origin(("rules", index)),
+        )
+        rule.source = (pf, index)  # type: ignore[attr-defined]
+        for i, existing in enumerate(profile.rules):
+            if existing.name == rule.name:
+                if existing.origin.file == rule.origin.file:
+                    pf.problem(("rules", index, "name"), f"duplicate rule name {rule.name!r}", "duplicate-rule",
+                               value=True)
+                    self.problems.append(pf.problems[-1])
+                profile.rules[i] = rule
+                return
+        profile.rules.append(rule)
+
+
+def _copy(config: PluginConfig) -> PluginConfig:
+    return PluginConfig(name=config.name, weight=config.weight, points=config.points, args=dict(config.args),
+                        origin=config.origin, args_origin=config.args_origin)
+
+
+def check_profile(path: Path, registry: PluginRegistry | None = None) -> tuple[Profile | None, list[Problem]]:
+    """Load a profile and check everything short of running it; returns (profile, problems)."""
+    registry = registry or load_registry()
+    assembler = _Assembler(registry)
+    profile = assembler.assemble(Path(path))
+    problems = list(assembler.problems)
+    if profile is not None and not any(p.severity == "error" for p in problems):
+        problems.extend(_semantic_problems(profile, registry, assembler))
+    return profile, _dedupe(problems)
+
+
+def _dedupe(problems: list[Problem]) -> list[Problem]:
+    seen = set()
+    out = []
+    for p in problems:
+        if p not in seen:
+            seen.add(p)
+            out.append(p)
+    return out
+
+
+def _semantic_problems(profile: Profile, registry: PluginRegistry, assembler: _Assembler) -> list[Problem]:
+    """Checks that need the assembled profile: args rules, points, rules' selectors."""
+    from ruleset.framework.runtime import POINT_HOOKS, POINT_TITLES, check_plugin_args, implemented_points
+
+    problems: list[Problem] = []
+    if not profile.name:
+        problems.append(Problem("missing required key 'name'", file=profile.files[0], line=1, column=1,
+                                code="missing-key"))
+    for config in profile.plugins:
+        cls = registry.get(config.name)
+        if cls is None:
+            continue
+        _, arg_problems = check_plugin_args(cls, config.args)
+        pf = assembler.files.get(Path(config.args_origin.file).resolve()) if config.args_origin.file else None
+        for path, message in arg_problems:
+            key_path = ("plugins", config.name, "args", *path)
+            origin = pf.origin(key_path) if pf else config.args_origin
+            problems.append(Problem(message, file=origin.file, line=origin.line, column=origin.column,
+                                    path=format_path(key_path), code="invalid-args"))
+        available = implemented_points(cls)
+        for point in config.points or ():
+            if point in POINT_HOOKS and point not in available:
+                problems.append(Problem(f"plugin {config.name!r} does not extend {POINT_TITLES[point]} plugin",
+                                        file=config.origin.file, line=config.origin.line,
+                                        column=config.origin.column, path=format_path(("plugins", config.name,
+                                                                                       "points")),
+                                        code="point-not-implemented"))
+    problems.extend(_rule_problems(profile))
+    return problems
+
+
+def _rule_problems(profile: Profile) -> list[Problem]:
+    try:
+        from ruleset.rules import rule_problems
+    except ModuleNotFoundError:  # rules not built yet
+        return []
+    return rule_problems(profile)
+
+
+def load_profile(path: str | Path, registry: PluginRegistry | None = None) -> Profile:
+    """Load a profile (a path or a bundled name); raise RulesetError with every error found."""
+    resolved = resolve_profile_argument(str(path)) if not isinstance(path, Path) else path
+    profile, problems = check_profile(resolved, registry)
+    errors = [p for p in problems if p.severity == "error"]
+    if errors or profile is None:
+        raise RulesetError(errors or [Problem("cannot load profile", file=str(resolved))])
+    return profile

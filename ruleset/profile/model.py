@@ -1,0 +1,64 @@
+"""The assembled profile: what the scheduler will run, after ``extends`` is resolved."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a setting was written (for error messages)."""
+
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+
+@dataclass
+class PluginConfig:
+    """One enabled plugin of a profile."""
+
+    name: str
+    weight: int = 1
+    #: Extension points the plugin is limited to; None means every point it implements.
+    points: tuple[str, ...] | None = None
+    #: The ``args`` table as written (merged through ``extends``), before parsing.
+    args: dict[str, Any] = field(default_factory=dict)
+    origin: Origin = field(default_factory=Origin)
+    #: File (and position) the args came from, which may differ from ``origin`` after extends.
+    args_origin: Origin = field(default_factory=Origin)
+
+
+@dataclass
+class RuleConfig:
+    """A declarative ``[[rules]]`` entry (compiled into the built-in Rules plugin)."""
+
+    name: str
+    pods: str = ""
+    require: str | None = None
+    prefer: str | None = None
+    weight: int = 1
+    origin: Origin = field(default_factory=Origin)
+
+
+@dataclass
+class Profile:
+    """A scheduling profile ready to be built into a framework."""
+
+    name: str
+    plugins: list[PluginConfig] = field(default_factory=list)
+    #: Plugin names explicitly disabled somewhere in the extends chain.
+    disabled: set[str] = field(default_factory=set)
+    #: 0 means adaptive (kube-scheduler's default); None means not set (adaptive).
+    percentage_of_nodes_to_score: int | None = None
+    rules: list[RuleConfig] = field(default_factory=list)
+    #: The extends chain, this profile's file first.
+    files: list[str] = field(default_factory=list)
+    description: str = ""
+
+    def plugin(self, name: str) -> PluginConfig | None:
+        for config in self.plugins:
+            if config.name == name:
+                return config
+        return None

@@ -1,0 +1,234 @@
+"""The scheduling cycle of kube-scheduler v1.20, over a columnar snapshot.
+
+PreFilter → Filter (first failing plugin per node decides) → PostFilter when nothing fits
+→ PreScore → Score → NormalizeScore → weighted sum → host selection, then Reserve, Permit,
+PreBind, Bind and PostBind, updating the snapshot as the pod lands.
+
+Where upstream is nondeterministic this module picks a rule and keeps to it:
+
+* Filter runs node by node upstream, in parallel, from a start index that rotates across
+  cycles, stopping once ``numFeasibleNodesToFind`` nodes fit. Here nodes are visited in the
+  same circular order from the same rotating index and the first ``numFeasibleNodesToFind``
+  feasible ones are kept, exactly as a sequential run would.
+* ``selectHost`` keeps one of the top-scoring nodes by reservoir sampling, i.e. uniformly at
+  random. Here the choice is ``ties[rng.randrange(len(ties))]`` over the tied nodes in
+  evaluation order, with ``rng = random.Random(seed)`` (``--seed``, default 0): the same
+  distribution, and the same answer for the same seed, inputs and profile.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ruleset.api.pod import Pod
+from ruleset.framework.cycle_state import CycleState
+from ruleset.framework.results import NodeStatuses, PostFilterResult, fit_error_message
+from ruleset.framework.runtime import Framework, ScoreTable
+from ruleset.framework.status import SUCCESS, Code, Status
+from ruleset.snapshot import NodeSet, Snapshot
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+
+
+def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int | None) -> int:
+    """``genericScheduler.numFeasibleNodesToFind``: how many feasible nodes to look for."""
+    pct = percentage or 0
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND or pct >= 100:
+        return num_all_nodes
+    adaptive = pct
+    if adaptive <= 0:
+        adaptive = 50 - num_all_nodes // 125
+        if adaptive < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
+            adaptive = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+    num = num_all_nodes * adaptive // 100
+    return max(num, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@dataclass
+class ScheduleResult:
+    """The outcome of one scheduling attempt of one pod."""
+
+    pod: Pod
+    #: The chosen node, or None.
+    node: str | None = None
+    #: The chosen node's total weighted score (None when scoring was skipped or nothing fit).
+    score: int | None = None
+    #: Why the pod was not scheduled (Success when it was).
+    status: Status = SUCCESS
+    statuses: NodeStatuses | None = None
+    #: Feasible nodes considered for scoring, in evaluation order.
+    feasible: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    scores: ScoreTable | None = None
+    post_filter: PostFilterResult | None = None
+    #: The "0/N nodes are available: ..." message when nothing fit.
+    message: str = ""
+    state: CycleState | None = None
+
+    @property
+    def scheduled(self) -> bool:
+        return self.node is not None
+
+
+class Scheduler:
+    """Runs scheduling cycles of one profile over one snapshot."""
+
+    def __init__(self, framework: Framework, snapshot: Snapshot, seed: int = 0):
+        self.framework = framework
+        self.snapshot = snapshot
+        self.rng = random.Random(seed)
+        self.next_start_node_index = 0
+        framework.handle.snapshot = snapshot
+        percentage = framework.profile.percentage_of_nodes_to_score
+        self.percentage = percentage if percentage is not None else 0
+
+    # ------------------------------------------------------------- filtering
+    def find_nodes_that_fit(self, state: CycleState, pod: Pod, statuses: NodeStatuses,
+                            evaluate_all: bool = False) -> tuple[np.ndarray, Status]:
+        """Feasible nodes in evaluation order, at most ``numFeasibleNodesToFind`` of them.
+
+        With ``evaluate_all`` every node's filters run (so every status can be reported),
+        but the feasible list is the same as a run that stopped early.
+        """
+        snapshot = self.snapshot
+        n = snapshot.num_nodes
+        want = num_feasible_nodes_to_find(n, self.percentage)
+        order = (self.next_start_node_index + np.arange(n)) % n
+        if not self.framework.has("ruleset_filter"):
+            # Upstream returns every node when no Filter plugin is enabled.
+            self.next_start_node_index = (self.next_start_node_index + n) % n
+            statuses.evaluated[:] = True
+            return order, SUCCESS
+        if evaluate_all:
+            passing, status = self.framework.run_filter(state, pod, NodeSet(snapshot, order), statuses)
+            if not status.is_success:
+                return passing, status
+            feasible = passing[:want]
+            processed = n
+            if len(passing) > want:
+                processed = int(np.flatnonzero(order == feasible[-1])[0]) + 1
+            self.next_start_node_index = (self.next_start_node_index + processed) % n
+            return feasible, SUCCESS
+        feasible_parts: list[np.ndarray] = []
+        found = 0
+        position = 0
+        chunk = min(n, max(2 * want, 64))
+        processed = n
+        while position < n:
+            part = order[position: position + chunk]
+            passing, status = self.framework.run_filter(state, pod, NodeSet(snapshot, part), statuses)
+            if not status.is_success:
+                return passing, status
+            if found + len(passing) >= want:
+                cut = passing[: want - found]
+                feasible_parts.append(cut)
+                # Nodes after the cut-off count as not processed, as in a sequential run.
+                last = int(np.flatnonzero(part == cut[-1])[0])
+                processed = position + last + 1
+                tail = part[last + 1:]
+                statuses.evaluated[tail] = False
+                statuses.codes[tail] = Code.SUCCESS
+                break
+            feasible_parts.append(passing)
+            found += len(passing)
+            position += len(part)
+            chunk *= 2
+        self.next_start_node_index = (self.next_start_node_index + processed) % n
+        feasible = np.concatenate(feasible_parts) if feasible_parts else order[:0]
+        return feasible, SUCCESS
+
+    # --------------------------------------------------------------- scoring
+    def select_host(self, nodes: np.ndarray, total: np.ndarray) -> int:
+        """Index (into ``nodes``) of a top-scoring node; ties drawn uniformly from the seeded RNG."""
+        best = total.max()
+        ties = np.flatnonzero(total == best)
+        if len(ties) == 1:
+            return int(ties[0])
+        return int(ties[self.rng.randrange(len(ties))])
+
+    def schedule(self, pod: Pod, always_score: bool = False) -> ScheduleResult:
+        """Find a node for ``pod`` (the algorithm part of a cycle; nothing is changed).
+
+        ``always_score`` scores even a single feasible node, for reports; upstream skips
+        scoring then, which cannot change the choice.
+        """
+        snapshot = self.snapshot
+        n = snapshot.num_nodes
+        state = CycleState()
+        statuses = NodeStatuses(n)
+        result = ScheduleResult(pod=pod, statuses=statuses, state=state)
+        if n == 0:
+            result.status = Status(Code.ERROR, (NO_NODES_AVAILABLE,))
+            result.message = NO_NODES_AVAILABLE
+            return result
+        status = self.framework.run_pre_filter(state, pod, snapshot)
+        if status.code == Code.ERROR:
+            result.status = status
+            result.message = status.message()
+            return result
+        if not status.is_success:
+            statuses.set_all(np.arange(n), status)
+            return self._no_fit(result)
+        feasible, status = self.find_nodes_that_fit(state, pod, statuses, evaluate_all=always_score)
+        if not status.is_success:
+            result.status = status
+            result.message = status.message()
+            return result
+        result.feasible = feasible
+        if len(feasible) == 0:
+            return self._no_fit(result)
+        if len(feasible) == 1 and not always_score:
+            result.node = snapshot.node_names[int(feasible[0])]
+            return result
+        nodes = NodeSet(snapshot, feasible)
+        status = self.framework.run_pre_score(state, pod, nodes)
+        if not status.is_success:
+            result.status = status
+            result.message = status.message()
+            return result
+        if self.framework.has("ruleset_score"):
+            table, status = self.framework.run_score(state, pod, nodes)
+            if not status.is_success:
+                result.status = status
+                result.message = status.message()
+                return result
+            result.scores = table
+            total = table.total
+        else:
+            total = np.ones(len(feasible), dtype=np.int64)
+        chosen = self.select_host(feasible, total)
+        result.node = snapshot.node_names[int(feasible[chosen])]
+        result.score = int(total[chosen])
+        return result
+
+    def _no_fit(self, result: ScheduleResult) -> ScheduleResult:
+        assert result.statuses is not None and result.state is not None
+        result.message = fit_error_message(self.snapshot.num_nodes, result.statuses)
+        result.status = Status(Code.UNSCHEDULABLE, (result.message,))
+        if self.framework.has("ruleset_post_filter"):
+            result.post_filter = self.framework.run_post_filter(result.state, result.pod, result.statuses)
+        return result
+
+    # --------------------------------------------------------------- binding
+    def commit(self, result: ScheduleResult) -> Status:
+        """Assume the pod on its node, then Reserve, Permit, PreBind, Bind and PostBind.
+
+        On any failure the pod is taken off the node again and Unreserve runs.
+        """
+        assert result.node is not None and result.state is not None
+        fw, pod, node, state = self.framework, result.pod, result.node, result.state
+        index = self.snapshot.node_index[node]
+        self.snapshot.add_pod(pod, index)
+        for run in (fw.run_reserve, fw.run_permit, fw.run_pre_bind, fw.run_bind):
+            status = run(state, pod, node)
+            if not status.is_success:
+                fw.run_unreserve(state, pod, node)
+                self.snapshot.remove_pod(pod)
+                return status
+        pod.node_name = node
+        fw.run_post_bind(state, pod, node)
+        return SUCCESS

@@ -1,0 +1,188 @@
+"""Run a profile over a cluster: score one pod, or schedule every pending pod to completion."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ruleset.api.pod import Pod
+from ruleset.cluster import ClusterState, build_cluster_state, resolve_priority
+from ruleset.errors import Problem, RulesetError
+from ruleset.framework.plugin import Handle
+from ruleset.framework.runtime import Framework
+from ruleset.framework.status import Code
+from ruleset.manifests import Cluster, load_manifests
+from ruleset.pluginmanager import PluginRegistry, load_registry
+from ruleset.profile.loader import load_profile, resolve_profile_argument
+from ruleset.profile.model import Profile
+from ruleset.queue import SchedulingQueue
+from ruleset.scheduler import ScheduleResult, Scheduler
+
+#: A pod that keeps failing after this many attempts is reported unschedulable for good.
+MAX_ATTEMPTS = 32
+
+
+def load_cluster(paths: list[str] | None, extra_pod_files: list[str] | None = None) -> tuple[Cluster, list[str]]:
+    """Load cluster manifests (the bundled demo cluster when none are given)."""
+    from ruleset import resources
+
+    files = list(paths) if paths else [str(resources.demo_cluster())]
+    cluster = load_manifests([*files, *(extra_pod_files or [])])
+    return cluster, files
+
+
+def build_framework(profile_arg: str | None, registry: PluginRegistry | None = None) -> Framework:
+    """Load a profile (path or bundled name; "default" when None) and build its framework."""
+    registry = registry or load_registry()
+    profile = load_profile(resolve_profile_argument(profile_arg or "default"), registry)
+    return Framework(profile, registry, Handle())
+
+
+@dataclass
+class ScoreReport:
+    """``ruleset score``: one pod's filter and score results on every node."""
+
+    pod: Pod
+    profile: Profile
+    state: ClusterState
+    result: ScheduleResult
+
+
+def score_pod(framework: Framework, state: ClusterState, pod: Pod, seed: int = 0) -> ScoreReport:
+    """Filter and score ``pod`` on every node, as the first cycle of a fresh scheduler would."""
+    scheduler = Scheduler(framework, state.snapshot, seed=seed)
+    result = scheduler.schedule(pod, always_score=True)
+    return ScoreReport(pod=pod, profile=framework.profile, state=state, result=result)
+
+
+def read_single_pod(path: str, state: ClusterState) -> Pod:
+    """The one Pod in ``path`` (its priority resolved against the cluster's classes)."""
+    part = load_manifests([path])
+    if len(part.pods) != 1:
+        raise RulesetError(Problem(f"expected exactly one Pod, found {len(part.pods)}", file=path,
+                                   code="invalid-object"))
+    pod = part.pods[0]
+    classes = state.snapshot.priority_classes
+    defaults = [pc for pc in classes.values() if pc.global_default]
+    error = resolve_priority(pod, classes, max(defaults, key=lambda pc: pc.value) if defaults else None)
+    if error:
+        raise RulesetError(Problem(error, file=path, path=f"Pod {pod.key}: spec.priorityClassName",
+                                   code="unknown-priority-class"))
+    return pod
+
+
+@dataclass
+class Placement:
+    """The final outcome for one pending pod."""
+
+    pod: Pod
+    node: str | None
+    score: int | None = None
+    reason: str = ""
+    attempts: int = 1
+
+
+@dataclass
+class Event:
+    """Something that happened during a run, in order."""
+
+    kind: str
+    pod: str
+    node: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "pod": self.pod, "node": self.node, **self.detail}
+
+
+@dataclass
+class ScheduleRun:
+    """``ruleset schedule``: where every pending pod went, and everything that happened."""
+
+    profile: Profile
+    state: ClusterState
+    placements: list[Placement] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+
+
+def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> ScheduleRun:
+    """Schedule every pending pod in queue order until the queue is empty."""
+    scheduler = Scheduler(framework, state.snapshot, seed=seed)
+    queue = SchedulingQueue(framework.queue_less)
+    run = ScheduleRun(profile=framework.profile, state=state)
+    for pod in state.pending:
+        error = state.pod_errors.get(pod)
+        if error:
+            run.placements.append(Placement(pod=pod, node=None, reason=error, attempts=0))
+            run.events.append(Event("error", pod.key, detail={"reason": error}))
+            continue
+        queue.add(pod, pod.meta.creation_timestamp)
+    while True:
+        info = queue.pop()
+        if info is None:
+            break
+        info.attempts += 1
+        pod = info.pod
+        result = scheduler.schedule(pod)
+        if result.node is not None:
+            status = scheduler.commit(result)
+            if status.is_success:
+                run.placements.append(Placement(pod, result.node, result.score, attempts=info.attempts))
+                run.events.append(Event("scheduled", pod.key, result.node,
+                                        {"score": result.score, "attempt": info.attempts}))
+                continue
+            reason = status.message()
+        else:
+            reason = result.message or result.status.message()
+        if result.status.code == Code.ERROR:
+            run.placements.append(Placement(pod, None, reason=reason, attempts=info.attempts))
+            run.events.append(Event("error", pod.key, detail={"reason": reason}))
+            continue
+        nominated = result.post_filter.nominated_node if result.post_filter else None
+        if nominated and info.attempts < MAX_ATTEMPTS:
+            _apply_preemption(run, scheduler, queue, result, nominated)
+            info.last_failure = reason
+            queue.push(info)
+            continue
+        info.last_failure = reason
+        run.placements.append(Placement(pod, None, reason=reason, attempts=info.attempts))
+        run.events.append(Event("unschedulable", pod.key, detail={"reason": reason}))
+    return run
+
+
+def _apply_preemption(run: ScheduleRun, scheduler: Scheduler, queue: SchedulingQueue,
+                      result: ScheduleResult, node: str) -> None:
+    """Evict the chosen victims and nominate the preemptor to the node (filled in by DefaultPreemption)."""
+    details = result.post_filter.details if result.post_filter else None
+    victims = list(getattr(details, "victims", []) or [])
+    pod = result.pod
+    for victim in victims:
+        scheduler.snapshot.remove_pod(victim)
+        run.events.append(Event("preempted", victim.key, node, {"by": pod.key}))
+    pod.nominated_node_name = node
+    nominated = scheduler.framework.handle.nominated
+    for pods in nominated.values():
+        if pod in pods:
+            pods.remove(pod)
+    nominated.setdefault(node, []).append(pod)
+    run.events.append(Event("nominated", pod.key, node, {
+        "victims": [v.key for v in victims],
+        "why": getattr(details, "why", ""),
+    }))
+
+
+def load_state(cluster_files: list[str] | None, pod_files: list[str] | None = None) -> ClusterState:
+    cluster, _ = load_cluster(cluster_files, pod_files)
+    return build_cluster_state(cluster)
+
+
+def first_pending(state: ClusterState, framework: Framework) -> Pod:
+    """The pod a fresh queue would pop first (``ruleset score`` without ``--pod``)."""
+    candidates = [p for p in state.pending if p not in state.pod_errors]
+    if not candidates:
+        raise RulesetError(Problem("the cluster has no pending pod to score; pass --pod FILE", code="no-pod"))
+    queue = SchedulingQueue(framework.queue_less)
+    queue.add_all(candidates)
+    info = queue.pop()
+    assert info is not None
+    return info.pod

@@ -1,0 +1,123 @@
+"""Columnar table of the pods assigned to nodes.
+
+One row per assigned pod; rows are never reused for another pod, so a row number is a
+stable handle. A pod removed (evicted, or taken out during a preemption dry run) keeps its
+row marked dead and is revived in place when added back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ruleset.api.pod import Pod
+from ruleset.labels import LabelTable
+
+
+class _Column:
+    """A growable numpy column."""
+
+    __slots__ = ("data", "fill")
+
+    def __init__(self, dtype: type, fill: object, capacity: int):
+        self.fill = fill
+        self.data = np.full(capacity, fill, dtype=dtype)
+
+    def grow(self, capacity: int, used: int) -> None:
+        grown = np.full(capacity, self.fill, dtype=self.data.dtype)
+        grown[:used] = self.data[:used]
+        self.data = grown
+
+
+class PodTable:
+    """Assigned pods in columns: node, namespace, priority, liveness and labels."""
+
+    def __init__(self, capacity: int = 64):
+        self._capacity = capacity
+        self._size = 0
+        self._node = _Column(np.int32, -1, capacity)
+        self._namespace = _Column(np.int32, -1, capacity)
+        self._priority = _Column(np.int64, 0, capacity)
+        self._terminating = _Column(np.bool_, False, capacity)
+        self._alive = _Column(np.bool_, False, capacity)
+        self._has_affinity = _Column(np.bool_, False, capacity)
+        self._columns = (self._node, self._namespace, self._priority, self._terminating, self._alive,
+                         self._has_affinity)
+        self.labels = LabelTable(capacity=capacity)
+        self.pods: list[Pod] = []
+        self.row_of: dict[Pod, int] = {}
+        self.namespaces: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return self._size
+
+    def namespace_code(self, namespace: str) -> int:
+        """The code of a namespace, or -1 if no assigned pod ever lived in it."""
+        return self.namespaces.get(namespace, -1)
+
+    def _intern_namespace(self, namespace: str) -> int:
+        code = self.namespaces.get(namespace)
+        if code is None:
+            code = self.namespaces[namespace] = len(self.namespaces)
+        return code
+
+    def add(self, pod: Pod, node: int) -> int:
+        """Place ``pod`` on node index ``node``; returns its row."""
+        row = self.row_of.get(pod)
+        if row is None:
+            if self._size == self._capacity:
+                self._capacity *= 2
+                for column in self._columns:
+                    column.grow(self._capacity, self._size)
+            row = self._size
+            self._size += 1
+            self.pods.append(pod)
+            self.row_of[pod] = row
+            label_row = self.labels.append(pod.labels)
+            assert label_row == row
+        elif self._alive.data[row]:
+            raise ValueError(f"pod {pod.key} is already assigned")
+        else:
+            self.labels.set_row(row, pod.labels)
+        self._node.data[row] = node
+        self._namespace.data[row] = self._intern_namespace(pod.namespace)
+        self._priority.data[row] = pod.priority
+        self._terminating.data[row] = pod.terminating
+        self._alive.data[row] = True
+        affinity = pod.affinity
+        self._has_affinity.data[row] = affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None
+        return row
+
+    def remove(self, pod: Pod) -> int:
+        """Take ``pod`` off its node; returns its (now dead) row."""
+        row = self.row_of[pod]
+        self._alive.data[row] = False
+        self._node.data[row] = -1
+        self.labels.clear(row)
+        return row
+
+    # Read-only views over the used rows.
+    @property
+    def node(self) -> np.ndarray:
+        """Node index of every row; -1 for a dead row."""
+        return self._node.data[: self._size]
+
+    @property
+    def namespace(self) -> np.ndarray:
+        return self._namespace.data[: self._size]
+
+    @property
+    def priority(self) -> np.ndarray:
+        return self._priority.data[: self._size]
+
+    @property
+    def terminating(self) -> np.ndarray:
+        return self._terminating.data[: self._size]
+
+    @property
+    def alive(self) -> np.ndarray:
+        return self._alive.data[: self._size]
+
+    @property
+    def has_affinity(self) -> np.ndarray:
+        """Rows whose pod declares pod affinity or anti-affinity."""
+        return self._has_affinity.data[: self._size]
