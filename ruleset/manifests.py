@@ -169,11 +169,12 @@ def _objects(doc: Any, kind_hint: str | None = None) -> Iterator[tuple[str | Non
         return
     if kind is None and any(key in doc for key in _SIMULATOR_KEYS):
         for key, value in doc.items():
-            if key in _SIMULATOR_KEYS and isinstance(value, list):
-                for item in value:
-                    yield from _objects(item, _SIMULATOR_KEYS[key])
-            elif value:
-                yield f"<simulator {key}>", value
+            kind_of_items = _SIMULATOR_KEYS.get(key, f"<simulator {key}>")
+            for item in value if isinstance(value, list) else [value] if value else []:
+                if key in _SIMULATOR_KEYS:
+                    yield from _objects(item, kind_of_items)
+                else:
+                    yield kind_of_items, item if isinstance(item, dict) else {"value": item}
         return
     yield kind, doc
 

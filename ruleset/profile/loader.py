@@ -333,7 +333,10 @@ def check_profile(path: Path, registry: PluginRegistry | None = None) -> tuple[P
     problems = list(assembler.problems)
     if profile is not None and not any(p.severity == "error" for p in problems):
         problems.extend(_semantic_problems(profile, registry, assembler))
-    return profile, _dedupe(problems)
+    files = {str(f.path): i for i, f in enumerate(assembler.files.values())}
+    ordered = sorted(_dedupe(problems), key=lambda p: (files.get(p.file or "", len(files)), p.line or 0,
+                                                       p.column or 0))
+    return profile, ordered
 
 
 def _dedupe(problems: list[Problem]) -> list[Problem]:
