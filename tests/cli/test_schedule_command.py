@@ -1,0 +1,67 @@
+"""``ruleset schedule``: placements in queue order, utilisation, JSON contract."""
+
+import json
+
+from ruleset.cli import main
+
+CLUSTER = """\
+kind: List
+items:
+- kind: Node
+  metadata: {name: small}
+  status: {allocatable: {cpu: "1", memory: 2Gi, pods: "110"}}
+- kind: Node
+  metadata: {name: big}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+- kind: Pod
+  metadata: {name: low, namespace: default, creationTimestamp: "2026-01-01T00:00:00Z"}
+  spec: {priority: 1, containers: [{name: c, resources: {requests: {cpu: "3"}}}]}
+- kind: Pod
+  metadata: {name: high, namespace: default, creationTimestamp: "2026-01-01T00:00:05Z"}
+  spec: {priority: 100, containers: [{name: c, resources: {requests: {cpu: "1", memory: 1Gi}}}]}
+- kind: Pod
+  metadata: {name: huge, namespace: default}
+  spec: {priority: 1, containers: [{name: c, resources: {requests: {cpu: "64"}}}]}
+- kind: Pod
+  metadata: {name: running, namespace: default}
+  spec: {nodeName: small, containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
+"""
+
+
+def test_json(tmp_path, capsys):
+    (tmp_path / "c.yaml").write_text(CLUSTER)
+    code = main(["schedule", "--cluster", str(tmp_path / "c.yaml"), "-o", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert data["schemaVersion"] == 1
+    assert data["profile"] == "default"
+    # Higher priority first; equal priority by creation time (huge has none: time 0). Only
+    # "big" fits "high", and upstream skips scoring when a single node fits: no score.
+    assert data["placements"] == [
+        {"pod": "default/high", "node": "big", "score": None},
+        {"pod": "default/huge", "node": None,
+         "reason": "0/2 nodes are available: 2 Insufficient cpu."},
+        {"pod": "default/low", "node": "big", "score": None},
+    ]
+    assert data["nodes"] == [
+        {"name": "small", "pods": {"count": 1, "allocatable": 110},
+         "cpu": {"requested": 100, "allocatable": 1000, "unit": "millicores"},
+         "memory": {"requested": 0, "allocatable": 2 * 1024**3, "unit": "bytes"}},
+        {"name": "big", "pods": {"count": 2, "allocatable": 110},
+         "cpu": {"requested": 4000, "allocatable": 4000, "unit": "millicores"},
+         "memory": {"requested": 1024**3, "allocatable": 8 * 1024**3, "unit": "bytes"}},
+    ]
+    assert [e["type"] for e in data["events"]] == ["scheduled", "unschedulable", "scheduled"]
+
+
+def test_fail_on_unschedulable(tmp_path, capsys):
+    (tmp_path / "c.yaml").write_text(CLUSTER)
+    assert main(["schedule", "--cluster", str(tmp_path / "c.yaml"), "--fail-on-unschedulable"]) == 1
+    assert "scheduled 2, unschedulable 1" in capsys.readouterr().out
+
+
+def test_bundled_demo_runs(capsys):
+    assert main(["schedule", "-o", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["nodes"]) == 24
+    assert len(data["placements"]) == 10

@@ -1,0 +1,33 @@
+"""The README documents every hook with its exact signature (datasette's docs test)."""
+
+from pathlib import Path
+
+import pluggy
+
+from ruleset import hookspecs
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+
+def _signatures(specs: type) -> list[str]:
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(specs)
+    out = []
+    for name in dir(specs):
+        if name.startswith("ruleset_"):
+            caller = getattr(pm.hook, name)
+            out.append(f"{name}({', '.join(caller.spec.argnames)})")
+    return out
+
+
+def test_every_hook_is_documented_with_its_signature():
+    missing = [s for s in _signatures(hookspecs.DiscoverySpecs) + _signatures(hookspecs.ExtensionPointSpecs)
+               if s not in README]
+    assert missing == []
+
+
+def test_every_builtin_plugin_is_in_the_readme_table():
+    from ruleset.pluginmanager import load_registry
+
+    missing = [name for name in load_registry().names() if f"| {name} |" not in README]
+    assert missing == []
