@@ -97,14 +97,14 @@ class Scheduler:
         snapshot = self.snapshot
         n = snapshot.num_nodes
         want = num_feasible_nodes_to_find(n, self.percentage)
-        order = (self.next_start_node_index + np.arange(n)) % n
+        order = snapshot.evaluation_order[(self.next_start_node_index + np.arange(n)) % n]
         if not self.framework.has("ruleset_filter"):
             # Upstream returns every node when no Filter plugin is enabled.
             self.next_start_node_index = (self.next_start_node_index + n) % n
             statuses.evaluated[:] = True
             return order, SUCCESS
         if evaluate_all:
-            passing, status = self.framework.run_filter(state, pod, NodeSet(snapshot, order), statuses)
+            passing, status = self._filter(state, pod, order, statuses)
             if not status.is_success:
                 return passing, status
             feasible = passing[:want]
@@ -120,7 +120,7 @@ class Scheduler:
         processed = n
         while position < n:
             part = order[position: position + chunk]
-            passing, status = self.framework.run_filter(state, pod, NodeSet(snapshot, part), statuses)
+            passing, status = self._filter(state, pod, part, statuses)
             if not status.is_success:
                 return passing, status
             if found + len(passing) >= want:
@@ -140,6 +140,31 @@ class Scheduler:
         self.next_start_node_index = (self.next_start_node_index + processed) % n
         feasible = np.concatenate(feasible_parts) if feasible_parts else order[:0]
         return feasible, SUCCESS
+
+    def _filter(self, state: CycleState, pod: Pod, part: np.ndarray,
+                statuses: NodeStatuses) -> tuple[np.ndarray, Status]:
+        """Filter ``part`` in one batch, then redo nodes holding nominated pods two-pass.
+
+        Upstream's ``PodPassesFiltersOnNode``: on a node where pods of at least this pod's
+        priority are nominated, the pod must fit both with them and without them.
+        """
+        passing, status = self.framework.run_filter(state, pod, NodeSet(self.snapshot, part), statuses)
+        if not status.is_success:
+            return passing, status
+        nominated = self.framework.nominated_nodes(pod, self.snapshot)
+        if not nominated:
+            return passing, status
+        keep = np.ones(len(passing), dtype=bool)
+        for i, index in enumerate(passing):
+            if int(index) not in nominated:
+                continue
+            node_status = self.framework.run_filters_on_node(state, pod, int(index), self.snapshot)
+            if node_status.code == Code.ERROR:
+                return passing[:0], node_status
+            if not node_status.is_success:
+                statuses.set_status(int(index), node_status)
+                keep[i] = False
+        return passing[keep], SUCCESS
 
     # --------------------------------------------------------------- scoring
     def select_host(self, nodes: np.ndarray, total: np.ndarray) -> int:

@@ -106,16 +106,27 @@ class ScheduleRun:
 
 
 def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> ScheduleRun:
-    """Schedule every pending pod in queue order until the queue is empty."""
+    """Schedule every pending pod in queue order until the queue is empty.
+
+    As kube-scheduler does: a pod that does not fit is parked until a cluster event might
+    change that — a pod leaving a node (a preemption victim) wakes every parked pod, a pod
+    landing on a node wakes the parked pods whose required pod affinity it satisfies. A pod
+    whose PostFilter (preemption) nominated a node goes back to the queue, and its
+    victims are evicted from the snapshot. One placement per pending pod is reported, in
+    the order the pods' fates were settled; parked pods left at the end are unschedulable.
+    """
     scheduler = Scheduler(framework, state.snapshot, seed=seed)
     queue = SchedulingQueue(framework.queue_less)
     run = ScheduleRun(profile=framework.profile, state=state)
+    nominated = framework.handle.nominated
     for pod in state.pending:
         error = state.pod_errors.get(pod)
         if error:
             run.placements.append(Placement(pod=pod, node=None, reason=error, attempts=0))
             run.events.append(Event("error", pod.key, detail={"reason": error}))
             continue
+        if pod.nominated_node_name and pod.nominated_node_name in state.snapshot.node_index:
+            nominated.setdefault(pod.nominated_node_name, []).append(pod)
         queue.add(pod, pod.meta.creation_timestamp)
     while True:
         info = queue.pop()
@@ -127,48 +138,88 @@ def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> Sc
         if result.node is not None:
             status = scheduler.commit(result)
             if status.is_success:
+                _forget_nomination(nominated, pod)
                 run.placements.append(Placement(pod, result.node, result.score, attempts=info.attempts))
                 run.events.append(Event("scheduled", pod.key, result.node,
                                         {"score": result.score, "attempt": info.attempts}))
+                queue.activate(lambda waiting, placed=pod: _affinity_wants(waiting, placed))
                 continue
             reason = status.message()
         else:
             reason = result.message or result.status.message()
         if result.status.code == Code.ERROR:
+            _forget_nomination(nominated, pod)
             run.placements.append(Placement(pod, None, reason=reason, attempts=info.attempts))
-            run.events.append(Event("error", pod.key, detail={"reason": reason}))
-            continue
-        nominated = result.post_filter.nominated_node if result.post_filter else None
-        if nominated and info.attempts < MAX_ATTEMPTS:
-            _apply_preemption(run, scheduler, queue, result, nominated)
-            info.last_failure = reason
-            queue.push(info)
+            run.events.append(Event("error", pod.key, detail={"reason": reason, "attempt": info.attempts}))
             continue
         info.last_failure = reason
-        run.placements.append(Placement(pod, None, reason=reason, attempts=info.attempts))
-        run.events.append(Event("unschedulable", pod.key, detail={"reason": reason}))
+        run.events.append(Event("unschedulable", pod.key, detail={"reason": reason, "attempt": info.attempts}))
+        post = result.post_filter
+        if post is not None and post.nominated_node and info.attempts < MAX_ATTEMPTS:
+            _preempt(run, scheduler, queue, pod, post)
+            queue.push(info)
+            continue
+        _forget_nomination(nominated, pod)
+        queue.park(info)
+    for info in queue.unschedulable.values():
+        run.placements.append(Placement(info.pod, None, reason=info.last_failure, attempts=info.attempts))
     return run
 
 
-def _apply_preemption(run: ScheduleRun, scheduler: Scheduler, queue: SchedulingQueue,
-                      result: ScheduleResult, node: str) -> None:
-    """Evict the chosen victims and nominate the preemptor to the node (filled in by DefaultPreemption)."""
-    details = result.post_filter.details if result.post_filter else None
-    victims = list(getattr(details, "victims", []) or [])
-    pod = result.pod
-    for victim in victims:
-        scheduler.snapshot.remove_pod(victim)
-        run.events.append(Event("preempted", victim.key, node, {"by": pod.key}))
-    pod.nominated_node_name = node
-    nominated = scheduler.framework.handle.nominated
-    for pods in nominated.values():
+def _forget_nomination(nominated: dict[str, list[Pod]], pod: Pod) -> None:
+    """``DeleteNominatedPodIfExists``."""
+    if pod.nominated_node_name:
+        pods = nominated.get(pod.nominated_node_name, [])
         if pod in pods:
             pods.remove(pod)
-    nominated.setdefault(node, []).append(pod)
-    run.events.append(Event("nominated", pod.key, node, {
+        pod.nominated_node_name = ""
+
+
+def _preempt(run: ScheduleRun, scheduler: Scheduler, queue: SchedulingQueue, pod: Pod, post: Any) -> None:
+    """``PrepareCandidate``: evict the victims, clear lower-priority nominations on the node,
+    and nominate the preemptor."""
+    node = post.nominated_node
+    report = post.details
+    victims = list(getattr(report, "victims", []) or [])
+    nominated = scheduler.framework.handle.nominated
+    run.events.append(Event("preemption", pod.key, node, {
         "victims": [v.key for v in victims],
-        "why": getattr(details, "why", ""),
+        "reason": getattr(report, "why", ""),
+        "candidates": [c.to_json() for c in getattr(report, "candidates", [])],
     }))
+    for victim in victims:
+        scheduler.snapshot.remove_pod(victim)
+        run.events.append(Event("evicted", victim.key, node, {"by": pod.key}))
+    for other in list(nominated.get(node, [])):
+        if other.priority < pod.priority:
+            _forget_nomination(nominated, other)
+    _forget_nomination(nominated, pod)
+    pod.nominated_node_name = node
+    nominated.setdefault(node, []).append(pod)
+    if victims:
+        queue.activate()  # a pod left a node: anything parked may fit now
+
+
+def _affinity_wants(waiting: Pod, placed: Pod) -> bool:
+    """Would ``placed`` satisfy one of ``waiting``'s required pod affinity terms?
+
+    Upstream moves exactly those parked pods back to the queue when a pod is assigned.
+    """
+    affinity = waiting.affinity.pod_affinity
+    if affinity is None or not affinity.required:
+        return False
+    from ruleset.selector import SelectorError, from_label_selector
+
+    for term in affinity.required:
+        namespaces = term.namespaces or (waiting.namespace,)
+        if placed.namespace not in namespaces:
+            continue
+        try:
+            if from_label_selector(term.label_selector).matches(placed.labels):
+                return True
+        except SelectorError:
+            continue
+    return False
 
 
 def load_state(cluster_files: list[str] | None, pod_files: list[str] | None = None) -> ClusterState:

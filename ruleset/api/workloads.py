@@ -22,18 +22,21 @@ class Service:
 class ReplicationController:
     meta: ObjectMeta
     selector: dict[str, str]
+    replicas: int | None = None
 
 
 @dataclass(eq=False)
 class ReplicaSet:
     meta: ObjectMeta
     selector: LabelSelector | None
+    replicas: int | None = None
 
 
 @dataclass(eq=False)
 class StatefulSet:
     meta: ObjectMeta
     selector: LabelSelector | None
+    replicas: int | None = None
 
 
 @dataclass(eq=False)
@@ -70,43 +73,50 @@ def decode_replication_controller(ctx: DecodeContext, raw: Any) -> ReplicationCo
     meta = decode_meta(ctx, raw, namespaced=True, kind="ReplicationController")
     ctx.subject = f"ReplicationController {meta.namespace}/{meta.name}"
     spec = get_map(ctx, raw, "spec", "spec")
-    return ReplicationController(meta=meta, selector=get_string_map(ctx, spec, "selector", "spec.selector"))
+    return ReplicationController(meta=meta, selector=get_string_map(ctx, spec, "selector", "spec.selector"),
+                                 replicas=get_int(ctx, spec, "replicas", "spec.replicas"))
 
 
 def decode_replica_set(ctx: DecodeContext, raw: Any) -> ReplicaSet:
     meta = decode_meta(ctx, raw, namespaced=True, kind="ReplicaSet")
     ctx.subject = f"ReplicaSet {meta.namespace}/{meta.name}"
     spec = get_map(ctx, raw, "spec", "spec")
-    return ReplicaSet(meta=meta, selector=decode_label_selector(ctx, spec, "selector", "spec.selector"))
+    return ReplicaSet(meta=meta, selector=decode_label_selector(ctx, spec, "selector", "spec.selector"),
+                      replicas=get_int(ctx, spec, "replicas", "spec.replicas"))
 
 
 def decode_stateful_set(ctx: DecodeContext, raw: Any) -> StatefulSet:
     meta = decode_meta(ctx, raw, namespaced=True, kind="StatefulSet")
     ctx.subject = f"StatefulSet {meta.namespace}/{meta.name}"
     spec = get_map(ctx, raw, "spec", "spec")
-    return StatefulSet(meta=meta, selector=decode_label_selector(ctx, spec, "selector", "spec.selector"))
+    return StatefulSet(meta=meta, selector=decode_label_selector(ctx, spec, "selector", "spec.selector"),
+                       replicas=get_int(ctx, spec, "replicas", "spec.replicas"))
+
+
+PERCENT_ERROR = ("a valid percent string must be a numeric string followed by an ending '%' "
+                 "(e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")
 
 
 def _int_or_percent(ctx: DecodeContext, obj: dict, key: str, path: str) -> int | str | None:
+    """An IntOrString field, validated as ``ValidatePositiveIntOrPercent`` and
+    ``IsNotMoreThan100Percent`` do (messages included)."""
     value = obj.get(key)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        ctx.fail(path, f"{value!r}: expected an integer or a percentage string", obj, key)
+        ctx.fail(path, f"Invalid value: {value!r}: expected an integer or a percent string", obj, key)
         return None
     if isinstance(value, str):
-        text = value.strip()
-        if text.isdigit():
-            # IntOrString from YAML "3" stays a string in Kubernetes and is rejected there.
-            ctx.fail(path, f"{value!r}: a string value must be a percentage such as \"50%\"", obj, key)
+        # A quoted "3" is a string in an IntOrString, and must then be a percentage.
+        if not (value.endswith("%") and value[:-1].isascii() and value[:-1].isdigit()):
+            ctx.fail(path, f"Invalid value: {value}: {PERCENT_ERROR}", obj, key)
             return None
-        if not (text.endswith("%") and text[:-1].isdigit()):
-            ctx.fail(path, f"{value!r}: invalid value for IntOrString: invalid type: string is not a percentage",
-                     obj, key)
+        if int(value[:-1]) > 100:
+            ctx.fail(path, f"Invalid value: {value}: must not be greater than 100%", obj, key)
             return None
-        return text
+        return value
     if value < 0:
-        ctx.fail(path, f"{value}: must be greater than or equal to 0", obj, key)
+        ctx.fail(path, f"Invalid value: {value}: must be greater than or equal to 0", obj, key)
         return None
     return value
 
@@ -119,7 +129,7 @@ def decode_pod_disruption_budget(ctx: DecodeContext, raw: Any) -> PodDisruptionB
     min_available = _int_or_percent(ctx, spec, "minAvailable", "spec.minAvailable")
     max_unavailable = _int_or_percent(ctx, spec, "maxUnavailable", "spec.maxUnavailable")
     if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
-        ctx.fail("spec", "minAvailable and maxUnavailable cannot be both set", spec, "maxUnavailable")
+        ctx.fail("spec", "Invalid value: minAvailable and maxUnavailable cannot be both set", spec, "maxUnavailable")
     disrupted = get_map(ctx, status, "disruptedPods", "status.disruptedPods")
     return PodDisruptionBudget(
         meta=meta,

@@ -78,13 +78,13 @@ def schedule_text(run: Any) -> str:
             lines.append(f"  {p.pod.key.ljust(width)}  →  {p.node}{score}")
         else:
             lines.append(f"  {p.pod.key.ljust(width)}  ✗  {p.reason}")
-    preemptions = [e for e in run.events if e.kind == "nominated"]
+    preemptions = [e for e in run.events if e.kind == "preemption"]
     if preemptions:
         lines += ["", "preemptions:"]
         for e in preemptions:
-            victims = ", ".join(e.detail.get("victims", [])) or "-"
-            why = f" ({e.detail['why']})" if e.detail.get("why") else ""
-            lines.append(f"  {e.pod} nominated to {e.node}, evicting {victims}{why}")
+            victims = ", ".join(e.detail.get("victims", [])) or "nobody"
+            why = f" — chosen for {e.detail['reason']}" if e.detail.get("reason") else ""
+            lines.append(f"  {e.pod} preempts on {e.node}: evicts {victims}{why}")
     scheduled = sum(1 for p in run.placements if p.node)
     lines += ["", f"scheduled {scheduled}, unschedulable {len(run.placements) - scheduled}", "",
               "node utilisation (requested / allocatable):"]

@@ -113,6 +113,13 @@ class NodeStatuses:
         self.reason_index[nodes] = self._reason_slot(status.reasons)
         self.evaluated[nodes] = True
 
+    def set_status(self, i: int, status: Status) -> None:
+        """Record one node's status (e.g. from a two-pass nominated-pods check)."""
+        self.codes[i] = status.code
+        self.plugin_index[i] = self._plugin_slot(status.plugin)
+        self.reason_index[i] = self._reason_slot(status.reasons)
+        self.evaluated[i] = True
+
     def status(self, i: int) -> Status:
         code = Code(int(self.codes[i]))
         if code == Code.SUCCESS:

@@ -346,6 +346,56 @@ class Framework:
                 remaining = remaining[~fail]
         return remaining, SUCCESS
 
+    def nominated_pods(self, pod: Pod, node: str) -> list[Pod]:
+        """Pods nominated to ``node`` that ``pod`` must leave room for (priority >= its own)."""
+        return [p for p in self.handle.nominated.get(node, ())
+                if p.priority >= pod.priority and p.meta.uid != pod.meta.uid]
+
+    def nominated_nodes(self, pod: Pod, snapshot: Snapshot) -> set[int]:
+        """Indices of nodes holding nominated pods that ``pod`` must leave room for."""
+        return {snapshot.node_index[name] for name in self.handle.nominated
+                if name in snapshot.node_index and self.nominated_pods(pod, name)}
+
+    def run_filters_on_node(self, state: CycleState, pod: Pod, index: int, snapshot: Snapshot,
+                            with_nominated: bool = True) -> Status:
+        """``PodPassesFiltersOnNode``: every Filter plugin on one node.
+
+        With nominated pods of at least this pod's priority on the node, the filters run
+        twice: with those pods added (PreFilter AddPod extensions update a cloned state),
+        then, if that passed, without them. The node fits only if both passes do.
+        """
+        nominated = self.nominated_pods(pod, snapshot.node_names[index]) if with_nominated else []
+        if nominated:
+            with snapshot.what_if():
+                state_with = state.clone()
+                for other in nominated:
+                    snapshot.add_pod(other, index)
+                    status = self.run_pre_filter_extension("ruleset_pre_filter_add_pod", state_with, pod, other,
+                                                           index, snapshot)
+                    if not status.is_success:
+                        return status
+                status = self._filter_one(state_with, pod, index, snapshot)
+            if not status.is_success:
+                return status
+        return self._filter_one(state, pod, index, snapshot)
+
+    def _filter_one(self, state: CycleState, pod: Pod, index: int, snapshot: Snapshot) -> Status:
+        nodes = NodeSet(snapshot, np.array([index], dtype=np.intp))
+        for step in self.tables["ruleset_filter"]:
+            try:
+                result = step(state=state, pod=pod, nodes=nodes)
+            except Exception as exc:
+                return Status(Code.ERROR, (
+                    f"running {step.plugin!r} filter plugin for pod {pod.name!r}: {_describe(exc)}",), step.plugin)
+            if result is None or result.codes[0] == Code.SUCCESS:
+                continue
+            status = result.status(0).with_plugin(step.plugin)
+            if not status.is_unschedulable:
+                return Status(Code.ERROR, (
+                    f"running {step.plugin!r} filter plugin for pod {pod.name!r}: {status.message()}",), step.plugin)
+            return status
+        return SUCCESS
+
     def run_post_filter(self, state: CycleState, pod: Pod, statuses: NodeStatuses) -> PostFilterResult | None:
         """Run PostFilter plugins until one succeeds; returns the last result (or None)."""
         last = None

@@ -9,7 +9,8 @@ incrementally as it places pods (``add_pod``) and as preemption evicts them
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -85,8 +86,11 @@ class Snapshot:
         self.used_ports: list[dict[tuple[str, int], dict[str, int]]] = [{} for _ in range(n)]
         self.port_users: dict[tuple[str, int], set[int]] = defaultdict(set)
         self._image_states = self._build_image_states()
+        #: Node indices in kube-scheduler's ``nodeTree`` order (zones round-robin).
+        self.evaluation_order = node_tree_order(self.nodes)
         #: Incremented on every change; lets plugins cache derived data safely.
         self.generation = 0
+        self._journals: list[list[tuple]] = []
 
     # ----------------------------------------------------------------- nodes
     @property
@@ -145,20 +149,53 @@ class Snapshot:
         row = self.pod_table.row_of.get(pod)
         return -1 if row is None else int(self.pod_table.node[row])
 
-    def add_pod(self, pod: Pod, index: int) -> None:
-        """Assign ``pod`` to node ``index`` and account for its resources and ports."""
+    def add_pod(self, pod: Pod, index: int, position: int | None = None) -> None:
+        """Assign ``pod`` to node ``index`` and account for its resources and ports.
+
+        ``position`` puts the pod back at that place in the node's pod list (for undo).
+        """
         self.pod_table.add(pod, index)
-        self._node_pods[index].append(pod)
+        pods = self._node_pods[index]
+        if position is None:
+            pods.append(pod)
+        else:
+            pods.insert(position, pod)
         self._account(pod, index, +1)
+        if self._journals:
+            self._journals[-1].append(("add", pod, index))
 
     def remove_pod(self, pod: Pod) -> int:
         """Take ``pod`` off its node; returns the node index it was on."""
         row = self.pod_table.row_of[pod]
         index = int(self.pod_table.node[row])
         self.pod_table.remove(pod)
-        self._node_pods[index].remove(pod)
+        pods = self._node_pods[index]
+        position = next(i for i, p in enumerate(pods) if p is pod)
+        del pods[position]
         self._account(pod, index, -1)
+        if self._journals:
+            self._journals[-1].append(("remove", pod, index, position))
         return index
+
+    @contextmanager
+    def what_if(self) -> Iterator[Snapshot]:
+        """Changes made inside the block are undone, exactly, when it ends (dry runs)."""
+        journal: list[tuple] = []
+        self._journals.append(journal)
+        try:
+            yield self
+        finally:
+            self._journals.pop()
+            saved, self._journals = self._journals, []
+            try:
+                for entry in reversed(journal):
+                    if entry[0] == "add":
+                        self.remove_pod(entry[1])
+                    else:
+                        _, pod, index, position = entry
+                        self.add_pod(pod, index, position)
+            finally:
+                self._journals = saved
 
     def _account(self, pod: Pod, index: int, sign: int) -> None:
         n = len(self.nodes)
@@ -194,3 +231,35 @@ class Snapshot:
     @property
     def priority_classes(self) -> dict[str, PriorityClass]:
         return self.workloads.priority_classes
+
+
+def zone_key(labels: dict[str, str]) -> str:
+    """``utilnode.GetZoneKey``: "region:\\x00:zone" from the failure-domain or topology labels.
+
+    The older ``failure-domain.beta.kubernetes.io`` key wins when present (even empty).
+    """
+    zone = labels.get("failure-domain.beta.kubernetes.io/zone")
+    if zone is None:
+        zone = labels.get("topology.kubernetes.io/zone", "")
+    region = labels.get("failure-domain.beta.kubernetes.io/region")
+    if region is None:
+        region = labels.get("topology.kubernetes.io/region", "")
+    if not region and not zone:
+        return ""
+    return f"{region}:\x00:{zone}"
+
+
+def node_tree_order(nodes: Sequence[Node]) -> np.ndarray:
+    """The order kube-scheduler's ``nodeTree.list()`` gives: one node per zone in turn.
+
+    Zones come in the order their first node appears; nodes within a zone in input order.
+    """
+    zones: dict[str, list[int]] = {}
+    for i, node in enumerate(nodes):
+        zones.setdefault(zone_key(node.labels), []).append(i)
+    order: list[int] = []
+    columns = list(zones.values())
+    depth = max((len(c) for c in columns), default=0)
+    for level in range(depth):
+        order.extend(column[level] for column in columns if level < len(column))
+    return np.array(order, dtype=np.intp)

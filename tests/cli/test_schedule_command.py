@@ -37,11 +37,12 @@ def test_json(tmp_path, capsys):
     assert data["profile"] == "default"
     # Higher priority first; equal priority by creation time (huge has none: time 0). Only
     # "big" fits "high", and upstream skips scoring when a single node fits: no score.
+    # Pods that never fit are reported last, once nothing else could wake them up.
     assert data["placements"] == [
         {"pod": "default/high", "node": "big", "score": None},
+        {"pod": "default/low", "node": "big", "score": None},
         {"pod": "default/huge", "node": None,
          "reason": "0/2 nodes are available: 2 Insufficient cpu."},
-        {"pod": "default/low", "node": "big", "score": None},
     ]
     assert data["nodes"] == [
         {"name": "small", "pods": {"count": 1, "allocatable": 110},

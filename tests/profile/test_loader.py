@@ -131,7 +131,7 @@ def test_plugin_args_semantic_error_points_at_the_args(tmp_path):
         args = { presentLabels = ["foo"], absentLabels = ["foo"] }
         """)
     assert problems_of(path) == [
-        (3, 10, "invalid-args", "plugins.NodeLabel.args.presentLabels",
+        (3, 51, "invalid-args", "plugins.NodeLabel.args.absentLabels[0]",
          'detecting at least one label (e.g., "foo") that exist in both the present([foo]) and absent([foo]) '
          "label list"),
     ]

@@ -1,0 +1,262 @@
+"""DefaultPreemption (PostFilter): make room for a pod by evicting lower-priority pods.
+
+v1.20 ``defaultpreemption``, step by step:
+
+1. Eligibility: a pod with ``preemptionPolicy: Never`` never preempts; a pod already
+   nominated to a node waits while a lower-priority pod there is still terminating (unless
+   that node is now UnschedulableAndUnresolvable for it).
+2. Candidate nodes: every node whose filter status is not UnschedulableAndUnresolvable.
+3. Dry run per node (``selectVictimsOnNode``): remove every lower-priority pod; if the pod
+   then fits (filters re-run, nominated pods included), add the removed pods back one by
+   one — PDB-violating ones first, then the rest, each group most important first
+   (higher priority, then earlier start) — keeping each one that still lets the pod fit;
+   the others are the victims.
+4. The walk over candidate nodes stops once at least one candidate violates no PDB and
+   ``max(minCandidateNodesAbsolute, N × minCandidateNodesPercentage / 100)`` were found.
+5. One node is picked (``pickOneNodeForPreemption``): fewest PDB violations, then the
+   lowest priority of its most important victim, then the smallest sum of victim
+   priorities (each offset by 2^31 so negative priorities count), then the fewest victims,
+   then the latest start time among its highest-priority victims, then the first.
+
+Deterministic choices where upstream is not: the walk starts at offset 0 (upstream draws a
+random offset); candidates are visited in the scheduler's node order and ties go to the
+candidate found first (upstream iterates a map); victims of equal priority and start time
+keep their order on the node (upstream's sort is not stable); a pod without
+``status.startTime`` counts as started now, i.e. after every pod that has one.
+
+The plugin only computes: the scheduler evicts the victims and nominates the pod, and
+the pod is scheduled in a later cycle, as upstream does.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ruleset.api.pod import Pod
+from ruleset.framework.args import ArgError, arg_field
+from ruleset.framework.cycle_state import CycleState
+from ruleset.framework.plugin import Plugin
+from ruleset.framework.results import NodeStatuses, PostFilterResult
+from ruleset.framework.status import Code, Status
+from ruleset.hookspecs import hookimpl
+from ruleset.pdb import disruptions_allowed, filter_pods_with_pdb_violation
+from ruleset.snapshot import Snapshot
+
+MAX_INT32 = 2**31 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultPreemptionArgs:
+    min_candidate_nodes_percentage: int = arg_field("minCandidateNodesPercentage", 10)
+    min_candidate_nodes_absolute: int = arg_field("minCandidateNodesAbsolute", 100)
+
+
+@dataclass
+class Candidate:
+    """A node where preemption would make the pod fit, and what it would cost."""
+
+    node: str
+    index: int
+    victims: list[Pod]
+    pdb_violations: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"node": self.node, "victims": [v.key for v in self.victims], "pdbViolations": self.pdb_violations}
+
+
+@dataclass
+class PreemptionReport:
+    """Everything the preemption attempt found, for ``score``/``schedule`` reports."""
+
+    candidates: list[Candidate] = field(default_factory=list)
+    chosen: Candidate | None = None
+    #: Why the chosen node won (the first criterion that left one node), or why nothing happened.
+    why: str = ""
+
+    @property
+    def victims(self) -> list[Pod]:
+        return self.chosen.victims if self.chosen else []
+
+    def to_json(self) -> dict[str, Any]:
+        return {"candidates": [c.to_json() for c in self.candidates],
+                "nominatedNode": self.chosen.node if self.chosen else None,
+                "reason": self.why}
+
+
+def start_time(pod: Pod) -> float:
+    """``GetPodStartTime``: the pod's start, or "now" (later than any recorded start) when unset."""
+    return pod.start_time if pod.start_time is not None else math.inf
+
+
+def importance_key(pod: Pod) -> tuple[int, float]:
+    """Sort key for ``MoreImportantPod``: higher priority first, then earlier start."""
+    return (-pod.priority, start_time(pod))
+
+
+def earliest_start_of_most_important(victims: list[Pod]) -> float:
+    """``GetEarliestPodStartTime``: the earliest start among the highest-priority victims."""
+    top = max(v.priority for v in victims)
+    return min(start_time(v) for v in victims if v.priority == top)
+
+
+def pick_one_node_for_preemption(candidates: list[Candidate]) -> tuple[Candidate | None, str]:
+    """``pickOneNodeForPreemption`` over candidates in order; also says which criterion decided."""
+    if not candidates:
+        return None, ""
+    steps = (
+        ("fewest PDB violations", lambda c: c.pdb_violations),
+        ("lowest highest-victim priority", lambda c: c.victims[0].priority if c.victims else -MAX_INT32 - 1),
+        ("smallest sum of victim priorities", lambda c: sum(v.priority + MAX_INT32 + 1 for v in c.victims)),
+        ("fewest victims", lambda c: len(c.victims)),
+    )
+    remaining = list(candidates)
+    for why, key in steps:
+        best = min(key(c) for c in remaining)
+        remaining = [c for c in remaining if key(c) == best]
+        if len(remaining) == 1:
+            return remaining[0], why if len(candidates) > 1 else "the only candidate"
+    chosen = remaining[0]
+    if not chosen.victims:
+        return chosen, "first of the tied candidates"
+    latest = earliest_start_of_most_important(chosen.victims)
+    for other in remaining[1:]:
+        if not other.victims:
+            continue
+        started = earliest_start_of_most_important(other.victims)
+        if started > latest:
+            latest, chosen = started, other
+    return chosen, "latest start time of its most important victims"
+
+
+class DefaultPreemption(Plugin):
+    name = "DefaultPreemption"
+    Args = DefaultPreemptionArgs
+    args_schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "minCandidateNodesPercentage": {
+                "type": "integer", "default": 10,
+                "description": "Dry-run at least this percentage of the candidate nodes (0-100)."},
+            "minCandidateNodesAbsolute": {
+                "type": "integer", "default": 100,
+                "description": "Dry-run at least this many candidate nodes."},
+        },
+    }
+
+    @classmethod
+    def validate_args(cls, args: DefaultPreemptionArgs) -> list[ArgError]:
+        """``ValidateDefaultPreemptionArgs`` (v1.20): the first problem only."""
+        if not 0 <= args.min_candidate_nodes_percentage <= 100:
+            return [ArgError(("minCandidateNodesPercentage",),
+                             "minCandidateNodesPercentage is not in the range [0, 100]")]
+        if args.min_candidate_nodes_absolute < 0:
+            return [ArgError(("minCandidateNodesAbsolute",), "minCandidateNodesAbsolute is not in the range [0, inf)")]
+        if args.min_candidate_nodes_percentage == 0 and args.min_candidate_nodes_absolute == 0:
+            return [ArgError(("minCandidateNodesPercentage",),
+                             "both minCandidateNodesPercentage and minCandidateNodesAbsolute cannot be zero")]
+        return []
+
+    def num_candidates(self, num_nodes: int) -> int:
+        """``calculateNumCandidates``."""
+        n = num_nodes * self.args.min_candidate_nodes_percentage // 100
+        n = max(n, self.args.min_candidate_nodes_absolute)
+        return min(n, num_nodes)
+
+    @hookimpl
+    def ruleset_post_filter(self, state: CycleState, pod: Pod, statuses: NodeStatuses) -> PostFilterResult:
+        snapshot = self.handle.snapshot
+        assert snapshot is not None
+        report = PreemptionReport()
+        if not self.eligible(pod, snapshot, statuses, report):
+            return PostFilterResult(status=Status(Code.UNSCHEDULABLE), details=report)
+        order = snapshot.evaluation_order
+        potential = order[statuses.codes[order] != Code.UNSCHEDULABLE_AND_UNRESOLVABLE]
+        if not len(potential):
+            report.why = "preemption will not help: every node is unschedulable and unresolvable for this pod"
+            return PostFilterResult(status=Status(Code.UNSCHEDULABLE), details=report)
+        report.candidates = self.dry_run(state, pod, snapshot, potential)
+        if not report.candidates:
+            report.why = "no node would fit the pod even with every lower-priority pod removed"
+            return PostFilterResult(status=Status(Code.UNSCHEDULABLE), details=report)
+        report.chosen, report.why = pick_one_node_for_preemption(report.candidates)
+        assert report.chosen is not None
+        return PostFilterResult(nominated_node=report.chosen.node, details=report)
+
+    @staticmethod
+    def eligible(pod: Pod, snapshot: Snapshot, statuses: NodeStatuses, report: PreemptionReport) -> bool:
+        """``PodEligibleToPreemptOthers``."""
+        if pod.preemption_policy == "Never":
+            report.why = "the pod's preemptionPolicy is Never"
+            return False
+        nominated = pod.nominated_node_name
+        index = snapshot.node_index.get(nominated) if nominated else None
+        if index is not None:
+            if statuses.codes[index] == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return True
+            if any(p.terminating and p.priority < pod.priority for p in snapshot.pods_on(index)):
+                report.why = f"waiting for lower-priority pods terminating on its nominated node {nominated}"
+                return False
+        return True
+
+    def dry_run(self, state: CycleState, pod: Pod, snapshot: Snapshot, potential: np.ndarray) -> list[Candidate]:
+        """``dryRunPreemption``: non-violating candidates first, then violating ones."""
+        pdbs = snapshot.workloads.pod_disruption_budgets
+        allowed = [disruptions_allowed(pdb, snapshot) for pdb in pdbs]
+        wanted = self.num_candidates(len(potential))
+        non_violating: list[Candidate] = []
+        violating: list[Candidate] = []
+        for index in potential:
+            candidate = self.select_victims_on_node(state, pod, snapshot, int(index), pdbs, allowed)
+            if candidate is None:
+                continue
+            (violating if candidate.pdb_violations else non_violating).append(candidate)
+            if non_violating and len(non_violating) + len(violating) >= wanted:
+                break
+        return non_violating + violating
+
+    def select_victims_on_node(self, state: CycleState, pod: Pod, snapshot: Snapshot, index: int,
+                               pdbs: list, allowed: list[int]) -> Candidate | None:
+        """``selectVictimsOnNode``, on the live snapshot inside a what-if block (undone after)."""
+        framework = self.handle.framework
+        assert framework is not None
+        lower = [p for p in snapshot.pods_on(index) if p.priority < pod.priority]
+        if not lower:
+            return None
+        with snapshot.what_if():
+            trial = state.clone()
+
+            def remove(victim: Pod) -> bool:
+                snapshot.remove_pod(victim)
+                return framework.run_pre_filter_extension("ruleset_pre_filter_remove_pod", trial, pod, victim,
+                                                          index, snapshot).is_success
+
+            def add(victim: Pod) -> bool:
+                snapshot.add_pod(victim, index)
+                return framework.run_pre_filter_extension("ruleset_pre_filter_add_pod", trial, pod, victim,
+                                                          index, snapshot).is_success
+
+            for victim in lower:
+                if not remove(victim):
+                    return None
+            if not framework.run_filters_on_node(trial, pod, index, snapshot).is_success:
+                return None
+            ordered = sorted(lower, key=importance_key)  # stable: equal pods keep their node order
+            violating, non_violating = filter_pods_with_pdb_violation(ordered, pdbs, allowed)
+            victims: list[Pod] = []
+            pdb_violations = 0
+            for group, counts in ((violating, True), (non_violating, False)):
+                for victim in group:
+                    if not add(victim):
+                        return None
+                    if not framework.run_filters_on_node(trial, pod, index, snapshot).is_success:
+                        if not remove(victim):
+                            return None
+                        victims.append(victim)
+                        pdb_violations += counts
+        return Candidate(node=snapshot.node_names[index], index=index, victims=victims,
+                         pdb_violations=pdb_violations)
