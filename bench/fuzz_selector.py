@@ -71,7 +71,7 @@ def valid_requirement(rng: random.Random) -> str:
     if op == "!":
         return "!" + key
     if op in (">", "<"):
-        return f"{key}{op}{rng.randint(0, 10**rng.randint(1, 18))}"
+        return f"{key}{op}{rng.randint(0, 10 ** rng.randint(1, 18))}"
     if op in (" in ", " notin "):
         # Distinct values: two empty items at the end, "(a,,)", are a syntax error upstream.
         values = dict.fromkeys(random_value(rng) for _ in range(rng.randint(1, 4)))
@@ -80,9 +80,8 @@ def valid_requirement(rng: random.Random) -> str:
 
 
 def valid_selector(rng: random.Random) -> str:
-    groups = [
-        ",".join(valid_requirement(rng) for _ in range(rng.randint(1, 4))) for _ in range(rng.choice([1, 1, 1, 2, 3]))
-    ]
+    group_count = rng.choice([1, 1, 1, 2, 3])
+    groups = [",".join(valid_requirement(rng) for _ in range(rng.randint(1, 4))) for _ in range(group_count)]
     separator = rng.choice([" || ", "||", " ||  "])
     text = separator.join(groups)
     return text.replace(",", rng.choice([",", ", ", " , "])) if rng.random() < 0.2 else text
@@ -113,7 +112,8 @@ def generate(rng: random.Random) -> tuple[str, str]:
         return "fragments", "".join(rng.choice(FRAGMENTS) for _ in range(rng.randint(0, 14)))
     if roll < 0.45:
         size = rng.randint(0, 30)
-        return "random", "".join(chr(rng.choice([rng.randint(0, 127), rng.randint(0, 0x10FFFF)])) for _ in range(size))
+        codes = [rng.choice([rng.randint(0, 127), rng.randint(0, 0x10FFFF)]) for _ in range(size)]
+        return "random", "".join(map(chr, codes))
     if roll < 0.9:
         return "mutated", mutate(rng, valid_selector(rng))
     return "valid", valid_selector(rng)
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=20)
-    parser.add_argument("--no-reference", action="store_true", help="skip the comparison with upstream's parser")
+    parser.add_argument("--no-reference", action="store_true", help="do not compare with upstream's parser")
     args = parser.parse_args(argv)
 
     rng = random.Random(args.seed)
