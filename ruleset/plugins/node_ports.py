@@ -1,0 +1,90 @@
+"""NodePorts (PreFilter, Filter): the node must have the host ports the pod asks for free.
+
+PreFilter collects the ports of the pod's regular containers (init containers are not
+checked in v1.20). Filter rejects a node with Unschedulable ``node(s) didn't have free
+ports for the requested pod ports`` when any wanted port conflicts with a port in use
+there (``HostPortInfo.CheckConflict``):
+
+* a host port <= 0 never conflicts; an empty host IP means 0.0.0.0, an empty protocol TCP;
+* a wanted 0.0.0.0 conflicts with the same (protocol, port) on any IP;
+* any other IP conflicts with the same (protocol, port) on that IP or on 0.0.0.0.
+
+Only nodes that use a wanted (protocol, port) can conflict, so Filter looks them up in the
+snapshot's ``port_users`` index instead of scanning every candidate node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from ruleset.api.pod import ContainerPort, Pod
+from ruleset.framework.cycle_state import CycleState
+from ruleset.framework.plugin import Plugin
+from ruleset.framework.results import FilterResult
+from ruleset.framework.status import Code
+from ruleset.hookspecs import hookimpl
+from ruleset.snapshot import NodeSet, Snapshot
+from ruleset.snapshot.snapshot import DEFAULT_BIND_ALL_HOST_IP, sanitize_host_port
+
+NAME = "NodePorts"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
+
+
+def get_container_ports(*pods: Pod) -> tuple[ContainerPort, ...]:
+    """``getContainerPorts``: every port of every regular container of ``pods``, in order."""
+    return tuple(port for pod in pods for container in pod.containers for port in container.ports)
+
+
+def check_conflict(used: Mapping[tuple[str, int], Mapping[str, int]], ip: str, protocol: str,
+                   port: int) -> bool:
+    """``HostPortInfo.CheckConflict`` against one node's ``(protocol, port) -> {host IP: users}``."""
+    if port <= 0:
+        return False
+    ip, protocol = sanitize_host_port(ip, protocol)
+    users = used.get((protocol, port))
+    if not users:
+        return False
+    if ip == DEFAULT_BIND_ALL_HOST_IP:
+        return True
+    return DEFAULT_BIND_ALL_HOST_IP in users or ip in users
+
+
+def conflicting_nodes(snapshot: Snapshot, ports: Iterable[ContainerPort]) -> np.ndarray:
+    """Indices of the snapshot nodes where any of ``ports`` conflicts (sorted, unique)."""
+    bad: set[int] = set()
+    for port in ports:
+        if port.host_port <= 0:
+            continue
+        ip, protocol = sanitize_host_port(port.host_ip, port.protocol)
+        users = snapshot.port_users.get((protocol, port.host_port), ())
+        if ip == DEFAULT_BIND_ALL_HOST_IP:
+            bad.update(users)  # any IP using (protocol, port) conflicts with 0.0.0.0
+            continue
+        for i in users:
+            if i not in bad and check_conflict(snapshot.used_ports[i], ip, protocol, port.host_port):
+                bad.add(i)
+    return np.array(sorted(bad), dtype=np.intp)
+
+
+class NodePorts(Plugin):
+    name = NAME
+
+    @hookimpl
+    def ruleset_pre_filter(self, state: CycleState, pod: Pod) -> None:
+        state.write(PRE_FILTER_STATE_KEY, get_container_ports(pod))
+
+    @hookimpl
+    def ruleset_filter(self, state: CycleState, nodes: NodeSet) -> FilterResult | None:
+        if PRE_FILTER_STATE_KEY not in state:
+            return FilterResult.reject(np.ones(len(nodes), dtype=bool), Code.ERROR,
+                                       f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        wanted: tuple[ContainerPort, ...] = state.read(PRE_FILTER_STATE_KEY)
+        if not wanted:
+            return None
+        bad = conflicting_nodes(nodes.snapshot, wanted)
+        if not len(bad):
+            return None
+        return FilterResult.reject(np.isin(nodes.indices, bad), Code.UNSCHEDULABLE, ERR_REASON)

@@ -1,0 +1,195 @@
+"""TaintToleration (Filter, PreScore, Score): keep pods off nodes whose taints they do not tolerate.
+
+Filter: of the node's taints with effect NoSchedule or NoExecute, the first one (in node
+order) that no toleration of the pod tolerates rejects the node with
+UnschedulableAndUnresolvable ``node(s) had taint {<key>: <value>}, that the pod didn't
+tolerate`` (v1.20 text; an empty value prints as ``{key: }``).
+
+PreScore keeps the pod's tolerations with effect "" or PreferNoSchedule. Score counts the
+node's PreferNoSchedule taints that none of those tolerate; NormalizeScore is
+``DefaultNormalizeScore(100, reverse=true)``, so fewer intolerable taints score higher.
+
+``ToleratesTaint``: a toleration's non-empty effect and key must equal the taint's;
+operator "" or "Equal" compares values, "Exists" matches any value, anything else never
+matches.
+
+Every distinct taint of the snapshot is checked against the pod's tolerations once per
+cycle; per-node results are then gathered from a padded node x taint matrix built once
+per snapshot (nodes and their taints never change during a run).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ruleset.api.node import Node
+from ruleset.api.pod import Pod, Toleration
+from ruleset.framework.cycle_state import CycleState
+from ruleset.framework.plugin import Plugin
+from ruleset.framework.results import FilterResult
+from ruleset.framework.status import Code
+from ruleset.hookspecs import hookimpl
+from ruleset.plugins.normalize import default_normalize_score
+from ruleset.snapshot import NodeSet, Snapshot
+
+NAME = "TaintToleration"
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+MAX_NODE_SCORE = 100
+
+NO_SCHEDULE = "NoSchedule"
+NO_EXECUTE = "NoExecute"
+PREFER_NO_SCHEDULE = "PreferNoSchedule"
+
+
+def err_reason_untolerated(key: str, value: str) -> str:
+    """The v1.20 Filter reason, ``fmt.Sprintf("node(s) had taint {%s: %s}, ...", key, value)``."""
+    return f"node(s) had taint {{{key}: {value}}}, that the pod didn't tolerate"
+
+
+class _Codes:
+    """String -> small integer, so taint fields compare as numpy integer columns."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def code(self, text: str) -> int:
+        return self.index.setdefault(text, len(self.index))
+
+    def lookup(self, text: str) -> int:
+        return self.index.get(text, -1)
+
+
+@dataclass
+class _TaintTable:
+    """The snapshot's distinct taints as integer columns, and each node's taints as ids."""
+
+    keys: list[str]
+    values: list[str]
+    key_code: np.ndarray
+    value_code: np.ndarray
+    effect_code: np.ndarray
+    key_codes: _Codes
+    value_codes: _Codes
+    effect_codes: _Codes
+    #: node x position -> taint id (-1 = padding) of the NoSchedule/NoExecute taints, node order.
+    hard: np.ndarray
+    #: node x position -> taint id (-1 = padding) of the PreferNoSchedule taints.
+    soft: np.ndarray
+
+    def tolerated(self, tolerations: Sequence[Toleration]) -> np.ndarray:
+        """Per distinct taint: does any of ``tolerations`` tolerate it (``TolerationsTolerateTaint``)?"""
+        out = np.zeros(len(self.keys), dtype=bool)
+        for t in tolerations:
+            match = np.ones(len(self.keys), dtype=bool)
+            if t.effect:
+                match &= self.effect_code == self.effect_codes.lookup(t.effect)
+            if t.key:
+                match &= self.key_code == self.key_codes.lookup(t.key)
+            if t.operator in ("", "Equal"):
+                match &= self.value_code == self.value_codes.lookup(t.value)
+            elif t.operator != "Exists":
+                continue
+            out |= match
+        return out
+
+
+def _padded(rows: list[list[int]]) -> np.ndarray:
+    width = max((len(r) for r in rows), default=0)
+    out = np.full((len(rows), width), -1, dtype=np.int64)
+    for i, row in enumerate(rows):
+        out[i, : len(row)] = row
+    return out
+
+
+def _build_table(nodes: Sequence[Node]) -> _TaintTable:
+    ids: dict[tuple[str, str, str], int] = {}
+    keys: list[str] = []
+    values: list[str] = []
+    key_codes, value_codes, effect_codes = _Codes(), _Codes(), _Codes()
+    columns: list[tuple[int, int, int]] = []
+    hard: list[list[int]] = []
+    soft: list[list[int]] = []
+    for node in nodes:
+        node_hard: list[int] = []
+        node_soft: list[int] = []
+        for taint in node.taints:
+            ident = (taint.key, taint.value, taint.effect)
+            tid = ids.get(ident)
+            if tid is None:
+                tid = ids[ident] = len(keys)
+                keys.append(taint.key)
+                values.append(taint.value)
+                columns.append((key_codes.code(taint.key), value_codes.code(taint.value),
+                                effect_codes.code(taint.effect)))
+            if taint.effect in (NO_SCHEDULE, NO_EXECUTE):
+                node_hard.append(tid)
+            elif taint.effect == PREFER_NO_SCHEDULE:
+                node_soft.append(tid)
+        hard.append(node_hard)
+        soft.append(node_soft)
+    cols = np.array(columns, dtype=np.int64).reshape(-1, 3)
+    return _TaintTable(keys, values, cols[:, 0], cols[:, 1], cols[:, 2], key_codes, value_codes, effect_codes,
+                       _padded(hard), _padded(soft))
+
+
+_TABLES: weakref.WeakKeyDictionary[Snapshot, _TaintTable] = weakref.WeakKeyDictionary()
+
+
+def taint_table(snapshot: Snapshot) -> _TaintTable:
+    table = _TABLES.get(snapshot)
+    if table is None or len(table.hard) != snapshot.num_nodes:
+        table = _TABLES[snapshot] = _build_table(snapshot.nodes)
+    return table
+
+
+def _untolerated(ids: np.ndarray, tolerated: np.ndarray) -> np.ndarray:
+    """Mask over a node x position id matrix: a real taint that is not tolerated."""
+    if ids.size == 0:
+        return np.zeros(ids.shape, dtype=bool)
+    return (ids >= 0) & ~tolerated[np.maximum(ids, 0)]
+
+
+class TaintToleration(Plugin):
+    name = NAME
+
+    @hookimpl
+    def ruleset_filter(self, pod: Pod, nodes: NodeSet) -> FilterResult | None:
+        table = taint_table(nodes.snapshot)
+        ids = table.hard[nodes.indices]
+        bad = _untolerated(ids, table.tolerated(pod.tolerations))
+        fail = bad.any(axis=1)
+        if not fail.any():
+            return None
+        # argmax finds the first True: the first untolerated taint in node order.
+        first = ids[np.arange(len(nodes)), bad.argmax(axis=1)]
+        culprits, slot = np.unique(first[fail], return_inverse=True)
+        reasons = [()] + [(err_reason_untolerated(table.keys[t], table.values[t]),) for t in culprits]
+        reason_index = np.zeros(len(nodes), dtype=np.int32)
+        reason_index[fail] = slot.reshape(-1) + 1
+        codes = np.where(fail, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.SUCCESS).astype(np.int8)
+        return FilterResult(codes, reasons, reason_index)
+
+    @hookimpl
+    def ruleset_pre_score(self, state: CycleState, pod: Pod, nodes: NodeSet) -> None:
+        if len(nodes) == 0:
+            return
+        # An empty effect tolerates every effect, PreferNoSchedule included.
+        state.write(PRE_SCORE_STATE_KEY,
+                    tuple(t for t in pod.tolerations if t.effect in ("", PREFER_NO_SCHEDULE)))
+
+    @hookimpl
+    def ruleset_score(self, state: CycleState, pod: Pod, nodes: NodeSet) -> np.ndarray:
+        if PRE_SCORE_STATE_KEY not in state:
+            raise LookupError(f'Error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        tolerations: tuple[Toleration, ...] = state.read(PRE_SCORE_STATE_KEY)
+        table = taint_table(nodes.snapshot)
+        bad = _untolerated(table.soft[nodes.indices], table.tolerated(tolerations))
+        return bad.sum(axis=1, dtype=np.int64)
+
+    @hookimpl
+    def ruleset_normalize_score(self, scores: np.ndarray) -> np.ndarray:
+        return default_normalize_score(MAX_NODE_SCORE, True, scores)
