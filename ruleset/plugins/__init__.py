@@ -16,6 +16,15 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "node_resources_fit": "NodeResourcesFit",
     "node_resources_balanced_allocation": "NodeResourcesBalancedAllocation",
     "node_resources_least_allocated": "NodeResourcesLeastAllocated",
+    "node_resources_most_allocated": "NodeResourcesMostAllocated",
+    "requested_to_capacity_ratio": "RequestedToCapacityRatio",
+    "resource_limits": "NodeResourceLimits",
+    "taint_toleration": "TaintToleration",
+    "node_ports": "NodePorts",
+    "image_locality": "ImageLocality",
+    "node_prefer_avoid_pods": "NodePreferAvoidPods",
+    "equal_priority": "EqualPriority",
+    "default_preemption": "DefaultPreemption",
     "default_binder": "DefaultBinder",
 }
 

@@ -4,11 +4,17 @@ Filter: every ``presentLabels`` key must be on the node and no ``absentLabels`` 
 Score: 100 for each ``presentLabelsPreference`` key present and each
 ``absentLabelsPreference`` key absent, averaged over the preference labels (integer
 division). Only label keys matter, never values.
+
+With no preference labels upstream's Score divides by zero (a Go panic). Here every plugin
+runs at every point it implements unless the profile says otherwise, so a NodeLabel
+configured only for filtering would hit that; it scores every node 0 instead, which leaves
+the ranking unchanged.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -18,6 +24,7 @@ from ruleset.framework.plugin import Plugin
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Code
 from ruleset.hookspecs import hookimpl
+from ruleset.selector._gofmt import go_quote
 from ruleset.snapshot import NodeSet
 
 ERR_REASON_PRESENCE_VIOLATED = "node(s) didn't have the requested labels"
@@ -44,31 +51,37 @@ def _go_list(labels: tuple[str, ...]) -> str:
 class NodeLabel(Plugin):
     name = "NodeLabel"
     Args = NodeLabelArgs
-    args_schema = {
+    args_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "additionalProperties": False,
         "properties": {
             "presentLabels": {**_LABEL_LIST, "description": "Label keys a node must have (Filter)."},
             "absentLabels": {**_LABEL_LIST, "description": "Label keys a node must not have (Filter)."},
-            "presentLabelsPreference": {**_LABEL_LIST, "description": "Label keys a node should have (Score)."},
-            "absentLabelsPreference": {**_LABEL_LIST, "description": "Label keys a node should not have (Score)."},
+            "presentLabelsPreference": {**_LABEL_LIST,
+                                        "description": "Label keys a node should have (Score)."},
+            "absentLabelsPreference": {**_LABEL_LIST,
+                                       "description": "Label keys a node should not have (Score)."},
         },
     }
 
     @classmethod
     def validate_args(cls, args: NodeLabelArgs) -> list[ArgError]:
-        """``ValidateNodeLabelArgs`` (v1.20): the first label listed both present and absent."""
+        """``ValidateNodeLabelArgs`` (v1.20): the first absent label also listed as present.
+
+        ``presentLabels``/``absentLabels`` are checked before the ``*Preference`` pair, and
+        within a pair the absent list is walked in order, as ``validateNoConflict`` does.
+        """
         pairs = (
-            ("presentLabels", args.present_labels, args.absent_labels),
-            ("presentLabelsPreference", args.present_labels_preference, args.absent_labels_preference),
+            ("absentLabels", args.present_labels, args.absent_labels),
+            ("absentLabelsPreference", args.present_labels_preference, args.absent_labels_preference),
         )
         for key, present, absent in pairs:
-            absent_set = set(absent)
-            for label in present:
-                if label in absent_set:
-                    return [ArgError((key,), f"detecting at least one label (e.g., \"{label}\") that exist in both "
-                                             f"the present({_go_list(present)}) and absent({_go_list(absent)}) "
-                                             f"label list")]
+            present_set = set(present)
+            for i, label in enumerate(absent):
+                if label in present_set:
+                    return [ArgError((key, i), f"detecting at least one label (e.g., {go_quote(label)}) that "
+                                               f"exist in both the present({_go_list(present)}) and "
+                                               f"absent({_go_list(absent)}) label list")]
         return []
 
     def _has(self, nodes: NodeSet, key: str) -> np.ndarray:

@@ -1,8 +1,9 @@
-"""NodeName (Filter): a pod with ``spec.nodeName`` fits only that node."""
+"""NodeName (Filter): a pod with ``spec.nodeName`` fits only that node.
+
+Other nodes get UnschedulableAndUnresolvable "node(s) didn't match the requested hostname".
+"""
 
 from __future__ import annotations
-
-import numpy as np
 
 from ruleset.api.pod import Pod
 from ruleset.framework.plugin import Plugin

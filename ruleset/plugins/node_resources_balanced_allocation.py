@@ -8,13 +8,16 @@ With ``balanceAttachedNodeVolumes = true`` (upstream's alpha feature gate of tha
 a pod that has volumes, the volume fraction joins in and the score is
 ``int((1 - variance(f_cpu, f_mem, f_vol)) * 100)``. The volume fraction is the pod's volume
 count over the volumes the node can still attach: the sum of its
-``attachable-volumes-*`` allocatable minus the volumes of the pods already on it. Nodes
-reporting no attachable volumes fall back to the two-resource formula, as upstream does.
+``attachable-volumes-*`` allocatable minus the volumes of the pods already on it; a volume
+fraction at or above 1 scores 0. Nodes reporting no attachable volumes, or with none left,
+fall back to the two-resource formula, as upstream does for an ``AllocatableVolumesCount``
+of 0.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -36,7 +39,7 @@ class NodeResourcesBalancedAllocationArgs:
 class NodeResourcesBalancedAllocation(Plugin):
     name = "NodeResourcesBalancedAllocation"
     Args = NodeResourcesBalancedAllocationArgs
-    args_schema = {
+    args_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "additionalProperties": False,
         "properties": {

@@ -4,11 +4,15 @@ Reasons, in upstream's order: "Too many pods" (checked even for pods requesting 
 then "Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage" and
 "Insufficient <name>" for each scalar resource. Scalar resources are checked in name order
 (upstream walks a Go map). Every failing resource is reported, with code Unschedulable.
+Extended resources named in ``ignoredResources``, or whose domain (before the first '/') is
+in ``ignoredResourceGroups``, are not checked. Filter without PreFilter's state is an Error,
+as upstream.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -20,6 +24,7 @@ from ruleset.framework.plugin import Plugin
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Code
 from ruleset.hookspecs import hookimpl
+from ruleset.selector._gofmt import go_quote
 from ruleset.snapshot import NodeSet, Snapshot
 
 PRE_FILTER_STATE_KEY = "PreFilterNodeResourcesFit"
@@ -34,13 +39,13 @@ class NodeResourcesFitArgs:
 
 def _invalid(path: tuple, value: str, detail: str) -> ArgError:
     dotted = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(path))
-    return ArgError(path, f"{dotted}: Invalid value: \"{value}\": {detail}")
+    return ArgError(path, f"{dotted}: Invalid value: {go_quote(value)}: {detail}")
 
 
 class NodeResourcesFit(Plugin):
     name = "NodeResourcesFit"
     Args = NodeResourcesFitArgs
-    args_schema = {
+    args_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "additionalProperties": False,
         "properties": {
@@ -53,16 +58,17 @@ class NodeResourcesFit(Plugin):
 
     @classmethod
     def validate_args(cls, args: NodeResourcesFitArgs) -> list[ArgError]:
-        """``ValidateNodeResourcesFitArgs``: qualified names; groups without '/'."""
+        """``validateFitArgs`` (v1.20 fit.go): qualified names; groups without '/'; every error."""
         from ruleset.selector.validation import qualified_name_errors
 
         errors = []
         for i, name in enumerate(args.ignored_resources):
             errors.extend(_invalid(("ignoredResources", i), name, msg) for msg in qualified_name_errors(name))
         for i, group in enumerate(args.ignored_resource_groups):
+            path = ("ignoredResourceGroups", i)
             if "/" in group:
-                errors.append(_invalid(("ignoredResourceGroups", i), group, "resource group name can't contain '/'"))
-            errors.extend(_invalid(("ignoredResourceGroups", i), group, msg) for msg in qualified_name_errors(group))
+                errors.append(_invalid(path, group, "resource group name can't contain '/'"))
+            errors.extend(_invalid(path, group, msg) for msg in qualified_name_errors(group))
         return errors
 
     @hookimpl
@@ -77,7 +83,10 @@ class NodeResourcesFit(Plugin):
 
     @hookimpl
     def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult:
-        request: dict[str, int] = state.get(PRE_FILTER_STATE_KEY) or pod.requests
+        request: dict[str, int] | None = state.get(PRE_FILTER_STATE_KEY)
+        if request is None:
+            return FilterResult.reject(np.ones(len(nodes), dtype=bool), Code.ERROR,
+                                       f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
         snapshot = nodes.snapshot
         idx = nodes.indices
         checks: list[tuple[str, np.ndarray]] = [

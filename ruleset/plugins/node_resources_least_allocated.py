@@ -2,12 +2,14 @@
 
 Per resource ``(allocatable - requested) * 100 / allocatable`` (0 when nothing is
 allocatable or the node is over-requested), then the weighted average over the configured
-resources, all in integer arithmetic (v1.20 ``leastResourceScorer``).
+resources, all in integer arithmetic (v1.20 ``leastResourceScorer``). ``requested`` is the
+node's total plus the pod's request, with the non-zero defaults for cpu and memory.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -16,23 +18,25 @@ from ruleset.framework.args import ArgError, arg_field
 from ruleset.framework.plugin import Plugin
 from ruleset.hookspecs import hookimpl
 from ruleset.plugins.resource_allocation import (
+    MAX_NODE_SCORE,
     RESOURCES_SCHEMA,
     ResourceSpec,
     dump_resources,
-    parse_resources,
-    requested_and_allocatable,
+    parse_resources_defaulted,
     validate_resource_weights_1_20,
+    weight_map,
+    weighted_resource_score,
     with_default_resources,
 )
 from ruleset.snapshot import NodeSet
 
-MAX_NODE_SCORE = 100
-
 
 @dataclass(frozen=True, slots=True)
 class NodeResourcesLeastAllocatedArgs:
-    resources: tuple[ResourceSpec, ...] = arg_field(
-        "resources", default=(), parse=lambda raw: with_default_resources(parse_resources(raw)), dump=dump_resources)
+    """``NodeResourcesLeastAllocatedArgs`` of kubescheduler.config.k8s.io/v1beta1."""
+
+    resources: tuple[ResourceSpec, ...] = arg_field("resources", default=(), parse=parse_resources_defaulted,
+                                                    dump=dump_resources)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "resources", with_default_resources(self.resources))
@@ -48,18 +52,15 @@ def least_requested_score(requested: np.ndarray, capacity: np.ndarray) -> np.nda
 class NodeResourcesLeastAllocated(Plugin):
     name = "NodeResourcesLeastAllocated"
     Args = NodeResourcesLeastAllocatedArgs
-    args_schema = {"type": "object", "additionalProperties": False, "properties": {"resources": RESOURCES_SCHEMA}}
+    args_schema: ClassVar[dict[str, Any]] = {
+        "type": "object", "additionalProperties": False, "properties": {"resources": RESOURCES_SCHEMA},
+    }
 
     @classmethod
     def validate_args(cls, args: NodeResourcesLeastAllocatedArgs) -> list[ArgError]:
+        """``ValidateNodeResourcesLeastAllocatedArgs`` (v1.20): weights 1..100, first error only."""
         return validate_resource_weights_1_20(args.resources)
 
     @hookimpl
     def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:
-        node_score = np.zeros(len(nodes), dtype=np.int64)
-        weight_sum = 0
-        for spec in self.args.resources:
-            requested, allocatable = requested_and_allocatable(pod, nodes, spec.name)
-            node_score += least_requested_score(requested, allocatable) * spec.weight
-            weight_sum += spec.weight
-        return node_score // weight_sum
+        return weighted_resource_score(pod, nodes, weight_map(self.args.resources), least_requested_score)

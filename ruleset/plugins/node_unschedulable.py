@@ -1,5 +1,10 @@
 """NodeUnschedulable (Filter): keeps pods off cordoned nodes (``spec.unschedulable``)
-unless they tolerate the ``node.kubernetes.io/unschedulable:NoSchedule`` taint."""
+unless they tolerate the ``node.kubernetes.io/unschedulable:NoSchedule`` taint.
+
+A rejected node gets UnschedulableAndUnresolvable "node(s) were unschedulable". Upstream's
+other reason, "node(s) had unknown conditions", is for a NodeInfo without a Node, which a
+snapshot never holds.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from ruleset.framework.plugin import Plugin
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Code
 from ruleset.hookspecs import hookimpl
-from ruleset.snapshot import NodeSet
+from ruleset.snapshot import NodeSet, Snapshot
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
@@ -20,9 +25,19 @@ TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
 class NodeUnschedulable(Plugin):
     name = "NodeUnschedulable"
 
+    _cordoned: tuple[Snapshot, np.ndarray] | None = None
+
+    def _cordoned_column(self, snapshot: Snapshot) -> np.ndarray:
+        # A snapshot's nodes never change, so the column is built once per snapshot.
+        if self._cordoned is None or self._cordoned[0] is not snapshot:
+            column = np.fromiter((node.unschedulable for node in snapshot.nodes), dtype=bool,
+                                 count=snapshot.num_nodes)
+            self._cordoned = (snapshot, column)
+        return self._cordoned[1]
+
     @hookimpl
     def ruleset_filter(self, pod: Pod, nodes: NodeSet) -> FilterResult | None:
         if any(t.tolerates(TAINT_NODE_UNSCHEDULABLE, "", "NoSchedule") for t in pod.tolerations):
             return None
-        cordoned = np.fromiter((node.unschedulable for node in nodes.nodes), dtype=bool, count=len(nodes))
+        cordoned = nodes.column(self._cordoned_column(nodes.snapshot))
         return FilterResult.reject(cordoned, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)

@@ -3,6 +3,10 @@
 Not a plugin: LeastAllocated, MostAllocated, BalancedAllocation and RequestedToCapacityRatio
 all read "requested" and "allocatable" per node the same way, and share the args shape
 ``resources = [{name, weight}]``.
+
+Upstream keeps the configured resources in a ``map[ResourceName]int64``: a resource listed
+twice counts once, with the weight of its last entry (:func:`weight_map`). The scorers only
+sum over that map, so its iteration order never matters.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from ruleset.framework.args import ArgError
 from ruleset.snapshot import NodeSet
 
 DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))
+MAX_NODE_SCORE = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +33,7 @@ class ResourceSpec:
 
 
 def parse_resources(raw: list[dict]) -> tuple[ResourceSpec, ...]:
+    # An omitted weight is Go's zero value, which validation then rejects.
     return tuple(ResourceSpec(str(r["name"]), int(r.get("weight", 0))) for r in raw)
 
 
@@ -42,7 +48,12 @@ RESOURCES_SCHEMA = {
         "type": "object",
         "additionalProperties": False,
         "required": ["name"],
-        "properties": {"name": {"type": "string", "minLength": 1}, "weight": {"type": "integer"}},
+        "properties": {
+            "name": {"type": "string", "minLength": 1,
+                     "description": "Resource name: cpu, memory, ephemeral-storage or a scalar resource."},
+            "weight": {"type": "integer", "default": 0,
+                       "description": "Weight in the average; an omitted weight is 0, which is rejected."},
+        },
     },
     "default": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
 }
@@ -51,6 +62,18 @@ RESOURCES_SCHEMA = {
 def with_default_resources(specs: tuple[ResourceSpec, ...]) -> tuple[ResourceSpec, ...]:
     """v1beta1 defaulting: an empty list means cpu and memory, weight 1."""
     return specs or tuple(ResourceSpec(n, w) for n, w in DEFAULT_RESOURCES)
+
+
+def parse_resources_defaulted(raw: list[dict]) -> tuple[ResourceSpec, ...]:
+    return with_default_resources(parse_resources(raw))
+
+
+def weight_map(specs: tuple[ResourceSpec, ...]) -> dict[str, int]:
+    """``resourceToWeightMap``: name -> weight, the last entry of a repeated name winning."""
+    weights: dict[str, int] = {}
+    for spec in specs:
+        weights[spec.name] = spec.weight
+    return weights
 
 
 def validate_resource_weights_1_20(specs: tuple[ResourceSpec, ...]) -> list[ArgError]:
@@ -84,8 +107,33 @@ def requested_and_allocatable(pod: Pod, nodes: NodeSet, resource: str) -> tuple[
     return zeros, zeros.copy()
 
 
+def weighted_resource_score(pod: Pod, nodes: NodeSet, weights: dict[str, int], scorer) -> np.ndarray:
+    """``Σ scorer(requested, allocatable) * w / Σ w`` per node (int64, both operands >= 0).
+
+    The shared body of ``leastResourceScorer`` and ``mostResourceScorer``; ``scorer`` maps
+    (requested, allocatable) arrays to per-resource scores in [0, 100].
+    """
+    node_score = np.zeros(len(nodes), dtype=np.int64)
+    weight_sum = 0
+    for name, weight in weights.items():
+        requested, allocatable = requested_and_allocatable(pod, nodes, name)
+        node_score += scorer(requested, allocatable) * weight
+        weight_sum += weight
+    # Validation keeps every weight >= 1 and defaulting keeps the list non-empty, so no zero division.
+    return node_score // weight_sum
+
+
 def fraction_of_capacity(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
     """``fractionOfCapacity``: requested/capacity as float64, 1 where capacity is 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
         fraction = requested.astype(np.float64) / capacity.astype(np.float64)
     return np.where(capacity == 0, 1.0, fraction)
+
+
+def go_round(values: np.ndarray) -> np.ndarray:
+    """Go's ``math.Round`` as int64: halves round away from zero (``np.round`` rounds to even)."""
+    magnitude = np.abs(values)
+    whole = np.floor(magnitude)
+    # ``magnitude - whole`` is exact in float64, unlike ``floor(magnitude + 0.5)``.
+    rounded = np.where(magnitude - whole >= 0.5, whole + 1.0, whole)
+    return (np.sign(values) * rounded).astype(np.int64)

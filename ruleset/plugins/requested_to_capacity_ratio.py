@@ -1,0 +1,186 @@
+"""RequestedToCapacityRatio (Score): score nodes by a user-drawn curve of resource utilization.
+
+v1.20 ``requested_to_capacity_ratio.go``. The ``shape`` points (utilization 0..100, score
+0..10) have their scores scaled by 10 onto 0..100 and define a broken linear function ``f``:
+``shape[0].score`` up to the first point, linear between points (Go integer division,
+truncating toward zero), ``shape[-1].score`` after the last. Per configured resource, with
+``requested`` the node's total plus the pod's request (non-zero defaults for cpu and memory):
+
+* ``f(100)`` when nothing is allocatable or the node is over-requested;
+* otherwise ``f(100 - (allocatable - requested) * 100 / allocatable)``, i.e. the utilization
+  rounded *up* (v1.28 rounds it down).
+
+Only resources scoring above 0 enter both the weighted sum and the weight sum; the node
+scores ``int64(math.Round(Σ score*w / Σ w))`` (halves away from zero), or 0 when no resource
+scored. A weight of 0 counts as 1, and a resource listed twice keeps its last weight.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ruleset.api.pod import Pod
+from ruleset.framework.args import ArgError, arg_field
+from ruleset.framework.plugin import Handle, Plugin
+from ruleset.hookspecs import hookimpl
+from ruleset.plugins.normalize import go_div
+from ruleset.plugins.resource_allocation import (
+    MAX_NODE_SCORE,
+    RESOURCES_SCHEMA,
+    ResourceSpec,
+    dump_resources,
+    go_round,
+    parse_resources_defaulted,
+    requested_and_allocatable,
+    weight_map,
+    with_default_resources,
+)
+from ruleset.snapshot import NodeSet
+
+#: ``config.MaxCustomPriorityScore``: shape scores are given on 0..10.
+MAX_CUSTOM_PRIORITY_SCORE = 10
+MIN_UTILIZATION = 0
+MAX_UTILIZATION = 100
+MIN_SCORE = 0
+
+
+@dataclass(frozen=True, slots=True)
+class UtilizationShapePoint:
+    """``config.UtilizationShapePoint``."""
+
+    utilization: int
+    score: int
+
+
+def parse_shape(raw: list[dict]) -> tuple[UtilizationShapePoint, ...]:
+    # Omitted fields are Go's zero values.
+    return tuple(UtilizationShapePoint(int(p.get("utilization", 0)), int(p.get("score", 0))) for p in raw)
+
+
+def dump_shape(shape: tuple[UtilizationShapePoint, ...]) -> list[dict]:
+    return [{"utilization": p.utilization, "score": p.score} for p in shape]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestedToCapacityRatioArgs:
+    """``RequestedToCapacityRatioArgs`` of kubescheduler.config.k8s.io/v1beta1."""
+
+    shape: tuple[UtilizationShapePoint, ...] = arg_field("shape", default=(), parse=parse_shape,
+                                                         dump=dump_shape)
+    resources: tuple[ResourceSpec, ...] = arg_field("resources", default=(), parse=parse_resources_defaulted,
+                                                    dump=dump_resources)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "resources", with_default_resources(self.resources))
+
+
+def validate_function_shape(shape: tuple[UtilizationShapePoint, ...]) -> list[ArgError]:
+    """``validateFunctionShape`` of v1.20: sortedness over all points first, then each point's ranges."""
+    if not shape:
+        return [ArgError(("shape",), "at least one point must be specified")]
+    for i in range(1, len(shape)):
+        before, point = shape[i - 1], shape[i]
+        if before.utilization >= point.utilization:
+            return [ArgError(("shape", i, "utilization"),
+                             f"utilization values must be sorted. Utilization[{i - 1}]=={before.utilization} "
+                             f">= Utilization[{i}]=={point.utilization}")]
+    for i, point in enumerate(shape):
+        utilization = ("shape", i, "utilization")
+        score = ("shape", i, "score")
+        if point.utilization < MIN_UTILIZATION:
+            return [ArgError(utilization, f"utilization values must not be less than {MIN_UTILIZATION}. "
+                                          f"Utilization[{i}]=={point.utilization}")]
+        if point.utilization > MAX_UTILIZATION:
+            return [ArgError(utilization, f"utilization values must not be greater than {MAX_UTILIZATION}. "
+                                          f"Utilization[{i}]=={point.utilization}")]
+        if point.score < MIN_SCORE:
+            return [ArgError(score, f"score values must not be less than {MIN_SCORE}. "
+                                    f"Score[{i}]=={point.score}")]
+        if point.score > MAX_CUSTOM_PRIORITY_SCORE:
+            return [ArgError(score, f"score values must not be greater than {MAX_CUSTOM_PRIORITY_SCORE}. "
+                                    f"Score[{i}]=={point.score}")]
+    return []
+
+
+def validate_resources_no_max(resources: tuple[ResourceSpec, ...]) -> list[ArgError]:
+    """``validateResourcesNoMax`` of v1.20: every weight at least 1, first error only."""
+    for i, spec in enumerate(resources):
+        if spec.weight < 1:
+            return [ArgError(("resources", i, "weight"),
+                             f"resource {spec.name} weight {spec.weight} must not be less than 1")]
+    return []
+
+
+def broken_linear(utilization: np.ndarray, points: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """``buildBrokenLinearFunction`` over an array of utilizations (``points`` strictly increasing)."""
+    # The first point with p <= utilization[i], as upstream's loop finds it.
+    i = np.searchsorted(points, utilization, side="left")
+    last = len(points) - 1
+    lo = np.clip(i - 1, 0, last)
+    hi = np.clip(i, 0, last)
+    span = np.where(hi > lo, points[hi] - points[lo], 1)
+    between = scores[lo] + go_div((scores[hi] - scores[lo]) * (utilization - points[lo]), span)
+    return np.where(i == 0, scores[0], np.where(i > last, scores[last], between))
+
+
+class RequestedToCapacityRatio(Plugin):
+    name = "RequestedToCapacityRatio"
+    Args = RequestedToCapacityRatioArgs
+    args_schema: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "shape": {
+                "type": "array",
+                "default": [],
+                "description": "Required: the utilization (0..100) -> score (0..10) points of the curve, "
+                               "utilization strictly increasing; at least one point.",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        "utilization": {"type": "integer", "default": 0,
+                                        "description": "Utilization in percent, 0..100."},
+                        "score": {"type": "integer", "default": 0,
+                                  "description": "Score at that utilization, 0..10."},
+                    },
+                },
+            },
+            "resources": RESOURCES_SCHEMA,
+        },
+    }
+
+    def __init__(self, args: RequestedToCapacityRatioArgs | None = None, handle: Handle | None = None):
+        super().__init__(args, handle)
+        shape = self.args.shape
+        self._points = np.array([p.utilization for p in shape], dtype=np.int64)
+        self._scores = np.array([p.score * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE) for p in shape],
+                                dtype=np.int64)
+        # NewRequestedToCapacityRatio: weight 0 means 1 (validation already rejects it from config).
+        self._weights = {name: weight or 1 for name, weight in weight_map(self.args.resources).items()}
+
+    @classmethod
+    def validate_args(cls, args: RequestedToCapacityRatioArgs) -> list[ArgError]:
+        """``ValidateRequestedToCapacityRatioArgs`` (v1.20): the shape, then the weights; first error only."""
+        return validate_function_shape(args.shape) or validate_resources_no_max(args.resources)
+
+    @hookimpl
+    def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:
+        node_score = np.zeros(len(nodes), dtype=np.int64)
+        weight_sum = np.zeros(len(nodes), dtype=np.int64)
+        for name, weight in self._weights.items():
+            requested, allocatable = requested_and_allocatable(pod, nodes, name)
+            full = (allocatable == 0) | (requested > allocatable)
+            safe = np.where(full, 1, allocatable)
+            utilization = np.where(full, MAX_UTILIZATION,
+                                   MAX_UTILIZATION - (allocatable - requested) * MAX_UTILIZATION // safe)
+            score = broken_linear(utilization, self._points, self._scores)
+            counted = score > 0
+            node_score += np.where(counted, score * weight, 0)
+            weight_sum += np.where(counted, weight, 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = node_score.astype(np.float64) / weight_sum.astype(np.float64)
+        return np.where(weight_sum == 0, 0, go_round(np.where(weight_sum == 0, 0.0, ratio)))
