@@ -13,7 +13,7 @@ def register(subparsers: Any) -> None:
                                    description="Filter and score one pod on every node, plugin by plugin.")
     add_run_arguments(parser)
     parser.add_argument("--pod", metavar="FILE",
-                        help="the pod to score (default: the first pending pod of the cluster in queue order)")
+                        help="the pod to score (default: the cluster's first pending pod in queue order)")
     parser.set_defaults(func=run)
 
 
@@ -40,8 +40,26 @@ def _preemption_json(result: Any) -> dict[str, Any] | None:
     return post.details.to_json()
 
 
+def _rule_scores(report: Any) -> list[Any] | None:
+    """The pod's preference rules, matched against every node (None when Rules did not score)."""
+    from ruleset.rules import RULES_PLUGIN, applicable, compile_rules, preference_scores
+
+    scores = report.result.scores
+    if scores is None or RULES_PLUGIN not in scores.plugins:
+        return None
+    rules = applicable(compile_rules(report.profile.rules), report.pod)
+    return preference_scores(rules, report.state.snapshot.all_nodes())
+
+
 def score_json(report: Any) -> dict[str, Any]:
-    """The JSON contract of ``ruleset score`` (without ``schemaVersion``)."""
+    """The JSON contract of ``ruleset score`` (without ``schemaVersion``).
+
+    The ``Rules`` entry of ``scores`` also has ``rules``: per preference rule that applies
+    to the pod, ``{"matched", "score" (100 or 0), "weight", "weighted"}``.
+    """
+    from ruleset.rules import RULES_PLUGIN, breakdown_json
+
+    rule_scores = _rule_scores(report)
     result = report.result
     snapshot = report.state.snapshot
     statuses = result.statuses
@@ -67,6 +85,8 @@ def score_json(report: Any) -> dict[str, Any]:
                                                  strict=True):
                 entry["scores"][plugin] = {"raw": int(raw[position]), "score": int(norm[position]),
                                            "weight": weight, "weighted": int(norm[position]) * weight}
+                if plugin == RULES_PLUGIN and rule_scores is not None:
+                    entry["scores"][plugin]["rules"] = breakdown_json(rule_scores, index)
             entry["total"] = int(table.total[position])
         entry["scored"] = position is not None or (index in feasible and result.scores is None
                                                    and len(result.feasible) > 0)
@@ -81,6 +101,20 @@ def score_json(report: Any) -> dict[str, Any]:
     }
 
 
+def _columns(data: dict[str, Any], plugins: list[str],
+             weights: dict[str, int]) -> list[tuple[str, tuple[str, str | None]]]:
+    """Table columns as ``(title, (plugin, rule or None))``: each plugin, then its rules, if any."""
+    columns: list[tuple[str, tuple[str, str | None]]] = []
+    for plugin in plugins:
+        columns.append((f"{plugin}×{weights[plugin]}", (plugin, None)))
+        rules: dict[str, int] = {}
+        for node in data["nodes"]:
+            for rule, s in node["scores"].get(plugin, {}).get("rules", {}).items():
+                rules.setdefault(rule, s["weight"])
+        columns.extend((f"{plugin}:{rule}×{weight}", (plugin, rule)) for rule, weight in rules.items())
+    return columns
+
+
 def score_text(report: Any) -> str:
     """A readable table: nodes × plugins, with reasons for rejected nodes."""
     data = score_json(report)
@@ -93,18 +127,22 @@ def score_text(report: Any) -> str:
     for node in data["nodes"]:
         for plugin, s in node["scores"].items():
             weights[plugin] = s["weight"]
-    header = ["NODE", *[f"{p}×{weights[p]}" for p in plugins], "TOTAL", ""]
+    columns = _columns(data, plugins, weights)
+    header = ["NODE", *[title for title, _ in columns], "TOTAL", ""]
     rows = []
     for node in data["nodes"]:
         if node["filter"]["code"] != "Success":
             reasons = ", ".join(node["filter"]["reasons"])
-            rows.append([node["name"], *["-" for _ in plugins], "-",
+            rows.append([node["name"], *["-" for _ in columns], "-",
                          f"✗ {node['filter']['plugin']}: {reasons} ({node['filter']['code']})"])
             continue
         cells = []
-        for plugin in plugins:
+        for _, (plugin, rule) in columns:
             s = node["scores"].get(plugin)
-            if s is None:
+            if s is not None and rule is not None:
+                s = s.get("rules", {}).get(rule)
+                cells.append("" if s is None else str(s["score"]))
+            elif s is None:
                 cells.append("")
             elif s["raw"] != s["score"]:
                 cells.append(f"{s['score']} (raw {s['raw']})")

@@ -131,7 +131,7 @@ class Framework:
         problems: list[Problem] = []
 
         configs = list(profile.plugins)
-        if profile.rules and all(c.name != "Rules" for c in configs):
+        if profile.rules and "Rules" not in profile.disabled and all(c.name != "Rules" for c in configs):
             configs.append(PluginConfig(name="Rules"))
         self._add_framework_defaults(configs, problems)
         self.configs: dict[str, PluginConfig] = {}

@@ -20,11 +20,14 @@ BUILTIN_PLUGINS: dict[str, str] = {
     "requested_to_capacity_ratio": "RequestedToCapacityRatio",
     "resource_limits": "NodeResourceLimits",
     "taint_toleration": "TaintToleration",
+    "node_affinity": "NodeAffinity",
+    "selector_spread": "SelectorSpread",
     "node_ports": "NodePorts",
     "image_locality": "ImageLocality",
     "node_prefer_avoid_pods": "NodePreferAvoidPods",
     "equal_priority": "EqualPriority",
     "default_preemption": "DefaultPreemption",
+    "rules": "Rules",
     "default_binder": "DefaultBinder",
 }
 
