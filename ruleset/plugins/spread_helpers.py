@@ -1,0 +1,111 @@
+"""``DefaultSelector`` and ``GetPodServices`` of ``pkg/scheduler/framework/plugins/helper/spread.go`` (v1.20).
+
+Not a plugin. SelectorSpread (and PodTopologySpread's system defaulting) spread a pod away
+from the pods of "its" Services, ReplicationControllers, ReplicaSets and StatefulSets; this
+module finds them and builds the one selector that stands for all of them::
+
+    labelSet = merge of service.spec.selector for each Service of the pod's namespace whose
+               (non-nil) selector matches the pod's labels
+             + merge of rc.spec.selector for each RC of the namespace whose non-empty selector
+               matches the pod (none when the pod has no labels)
+    selector = labelSet as an equality selector (EVERYTHING when labelSet is empty)
+    selector = selector AND the requirements of every ReplicaSet of the namespace whose
+               non-empty selector matches the pod, then the same for StatefulSets
+
+The ReplicaSet and StatefulSet listers of v1.20 (``GetPodReplicaSets``,
+``GetPodStatefulSets``) return an error as soon as *any* ReplicaSet (StatefulSet) of the
+namespace has an invalid selector, and ``DefaultSelector`` then ignores them all; so does
+this port. Services and RCs take map selectors, which cannot be invalid this way.
+
+Order: upstream walks the listers' caches, whose order is random. Every merged selector
+matches the pod's labels, so each key it carries already has the pod's value: the merge
+can never see two different values for one key, and ANDed requirements commute. The
+result is therefore the same in any order; this port uses the input order of the objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from ruleset.api.meta import LabelSelector
+from ruleset.api.pod import Pod
+from ruleset.api.workloads import ReplicaSet, Service, StatefulSet
+from ruleset.selector import Requirement, Selector, SelectorError, from_label_selector, from_set
+from ruleset.snapshot import Snapshot, Workloads
+
+
+def get_pod_services(pod: Pod, workloads: Workloads) -> list[Service]:
+    """``GetPodServices``: Services of the pod's namespace whose selector matches its labels.
+
+    A Service without a selector (nil) matches nothing; an empty selector matches every pod.
+    """
+    out = []
+    for service in workloads.in_namespace("services", pod.namespace):
+        if service.selector is None:
+            continue
+        # AsSelectorPreValidated: plain key=value requirements, no validation.
+        if from_set(service.selector).matches(pod.labels):
+            out.append(service)
+    return out
+
+
+def get_pod_controllers(pod: Pod, workloads: Workloads) -> list[Mapping[str, str]]:
+    """``ReplicationControllerLister.GetPodControllers``: the selectors of the pod's RCs.
+
+    None for a pod without labels; an RC with an empty selector matches nothing.
+    """
+    if not pod.labels:
+        return []
+    out = []
+    for rc in workloads.in_namespace("replication_controllers", pod.namespace):
+        selector = from_set(rc.selector)
+        if selector.empty() or not selector.matches(pod.labels):
+            continue
+        out.append(rc.selector)
+    return out
+
+
+def _matching_label_selectors(pod: Pod, objects: Iterable[ReplicaSet | StatefulSet]) -> list[Selector]:
+    """``GetPodReplicaSets`` / ``GetPodStatefulSets``: the parsed selectors that match the pod.
+
+    Any invalid selector among the namespace's objects fails the whole lookup (upstream
+    returns ``invalid selector: ...``), which the caller treats as "none".
+    """
+    if not pod.labels:
+        return []
+    out = []
+    for obj in objects:
+        selector_spec: LabelSelector | None = obj.selector
+        try:
+            selector = from_label_selector(selector_spec)
+        except SelectorError:
+            return []
+        # A nil selector is NOTHING and never matches; an empty one would match every pod and
+        # is skipped on purpose upstream ("should match nothing, not everything").
+        if selector.empty() or not selector.matches(pod.labels):
+            continue
+        out.append(selector)
+    return out
+
+
+def default_selector(pod: Pod, snapshot: Snapshot) -> Selector:
+    """``helper.DefaultSelector``: the selector of the pods that belong with ``pod``.
+
+    Returns EVERYTHING (``.empty()`` is True) when no Service, RC, ReplicaSet or
+    StatefulSet selects the pod; callers treat that as "nothing to spread".
+    """
+    workloads = snapshot.workloads
+    label_set: dict[str, str] = {}
+    for service in get_pod_services(pod, workloads):
+        label_set.update(service.selector or {})
+    for rc_selector in get_pod_controllers(pod, workloads):
+        label_set.update(rc_selector)
+    selector = from_set(label_set) if label_set else Selector.EVERYTHING
+    for kind in ("replica_sets", "stateful_sets"):
+        extra: list[Requirement] = []
+        for other in _matching_label_selectors(pod, workloads.in_namespace(kind, pod.namespace)):
+            requirements, ok = other.requirements()
+            if ok:
+                extra.extend(requirements)
+        selector = selector.add(*extra)
+    return selector
