@@ -1,0 +1,1 @@
+"""Profiles: loading, validating and locating TOML scheduling profiles."""
