@@ -4,8 +4,7 @@
 real line and column. :func:`index_positions` re-scans the text *after* ``tomllib.loads`` has
 accepted it and maps each key path (table keys as ``str``, array indices as ``int``) to where it
 is written. Because the text is known to be valid TOML 1.0, the scanner only has to find token
-boundaries; it never reports syntax errors and does no value conversion beyond decoding quoted
-keys.
+boundaries: it is not a validator, and converts no values beyond decoding quoted keys.
 
 Lines and columns are 1-based. Columns count Unicode code points (a tab is one column, ``é`` is
 one column); a leading UTF-8 byte order mark takes no column.
@@ -97,6 +96,7 @@ _ML_LITERAL = re.compile(r"'''[^']*(?:'(?!'')[^']*)*'{3,5}")
 _SCALAR = re.compile(r"[^,\]}#\r\n]+")
 _ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)")
 _SHORT_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
+_KEY_PATTERNS = {'"': _BASIC, "'": _LITERAL}  # by first character; anything else is bare
 
 
 def _unescape(match: re.Match[str]) -> str:
@@ -265,6 +265,3 @@ class _Indexer:
                 continue
             self._key_value(path)
         self.pos += 1
-
-
-_KEY_PATTERNS = {'"': _BASIC, "'": _LITERAL}

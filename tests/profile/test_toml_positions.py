@@ -455,7 +455,9 @@ class Writer:
         self.rnd = rnd
         self.newline = rnd.choice(["\n", "\r\n"])
         self.lines: list[str] = []
-        self.expected: dict[KeyPath, tuple[str, str]] = {}
+        self.line_count = 0  # physical lines in self.lines (an entry may span several)
+        # path -> (text at the key position, text at the value position, line if known)
+        self.expected: dict[KeyPath, tuple[str, str, int | None]] = {}
         self.spellings: dict[KeyPath, str] = {}
 
     def dump(self, data: dict[str, Any]) -> str:
@@ -504,13 +506,13 @@ class Writer:
         return inline, deferred
 
     def header(self, path: KeyPath, segments: tuple, bracket: str) -> None:
-        for prefix, spelling in segments:  # implicit super-tables: first definition wins
-            self.expected.setdefault(prefix, (spelling, bracket))
-        self.expected[path] = (segments[-1][1], bracket)
         names = self.dotted(spelling for _, spelling in segments)
         close = "]]" if bracket == "[[" else "]"
         pad = self.rnd.choice(["", " "])
-        self.emit(f"{bracket}{pad}{names}{pad}{close}")
+        line = self.emit(f"{bracket}{pad}{names}{pad}{close}")
+        for prefix, spelling in segments:  # implicit super-tables: first definition wins
+            self.expected.setdefault(prefix, (spelling, bracket, line))
+        self.expected[path] = (segments[-1][1], bracket, line)
 
     def entries(self, path: KeyPath, items: list, prefix: tuple[str, ...]) -> list[str]:
         """``key = value`` texts for ``items``; sub-tables randomly flattened into dotted keys."""
@@ -520,11 +522,11 @@ class Writer:
             keys = (*prefix, self.spell(child))
             if isinstance(value, dict) and value and self.rnd.random() < 0.4:
                 first = next(iter(value))
-                self.expected[child] = (keys[-1], self.spell((*child, first)))
+                self.expected[child] = (keys[-1], self.spell((*child, first)), None)
                 out += self.entries(child, list(value.items()), keys)
             else:
                 rendered = self.render(child, value)
-                self.expected[child] = (keys[-1], rendered)
+                self.expected[child] = (keys[-1], rendered, None)
                 out.append(self.dotted(keys) + self.rnd.choice(EQUALS) + rendered)
         return out
 
@@ -541,7 +543,7 @@ class Writer:
         elements = []
         for index, value in enumerate(values):
             rendered = self.render((*path, index), value)
-            self.expected[(*path, index)] = (rendered, rendered)
+            self.expected[(*path, index)] = (rendered, rendered, None)
             elements.append(rendered)
         trailing = "," if elements and self.rnd.random() < 0.3 else ""
         if self.rnd.random() < 0.5:
@@ -626,12 +628,18 @@ class Writer:
 
     # -- lines -------------------------------------------------------------------------------
 
-    def emit(self, line: str) -> None:
+    def emit(self, line: str) -> int:
+        """Append ``line`` (maybe after a comment or blank line); return its line number."""
         if self.rnd.random() < 0.2:
-            self.lines.append(self.rnd.choice(PADDING) + "#" + self.rnd.choice(COMMENTS))
+            self.append(self.rnd.choice(PADDING) + "#" + self.rnd.choice(COMMENTS))
         if self.rnd.random() < 0.1:
-            self.lines.append("")
-        self.lines.append(self.rnd.choice(PADDING) + line + self.comment())
+            self.append("")
+        self.append(self.rnd.choice(PADDING) + line + self.comment())
+        return self.line_count - line.count("\n")
+
+    def append(self, chunk: str) -> None:
+        self.lines.append(chunk)
+        self.line_count += 1 + chunk.count("\n")
 
     def comment(self) -> str:
         if self.rnd.random() < 0.3:
@@ -702,7 +710,9 @@ def test_random_documents(data: dict[str, Any], rnd: random.Random) -> None:
     def text_at(line: int, column: int) -> str:
         return body[line_starts[line - 1] + column - 1 :]
 
-    for path, (key_text, value_text) in writer.expected.items():
+    for path, (key_text, value_text, line) in writer.expected.items():
         position = positions[path]
         assert text_at(position.line, position.column).startswith(key_text), path
         assert text_at(position.value_line, position.value_column).startswith(value_text), path
+        if line is not None:  # headers: which of several same-spelled occurrences counts
+            assert position.line == position.value_line == line, path
