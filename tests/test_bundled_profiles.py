@@ -59,8 +59,8 @@ def test_legacy_policy_has_the_13_priorities_with_their_weights():
     assert {s.plugin: s.weight for s in framework.tables["ruleset_score"]} == {
         "NodeAffinity": 1, "TaintToleration": 1, "InterPodAffinity": 1, "SelectorSpread": 1,
         "NodeResourcesLeastAllocated": 1, "NodeResourcesBalancedAllocation": 1, "NodePreferAvoidPods": 10000,
-        "ImageLocality": 1, "EqualPriority": 1, "NodeResourcesMostAllocated": 1, "RequestedToCapacityRatio": 1,
-        "NodeResourceLimits": 1}
+        "ImageLocality": 1, "EqualPriority": 1, "NodeResourcesMostAllocated": 1,
+        "RequestedToCapacityRatio": 1, "NodeResourceLimits": 1}
 
 
 def _score(tmp_path, capsys, profile):
@@ -81,7 +81,8 @@ def test_legacy_policy_spreads_and_cluster_autoscaler_bin_packs(tmp_path, capsys
     auto_by_node = {n["name"]: n for n in autoscaler["nodes"]}
     # Spreading: no node scores higher on SelectorSpread than the chosen one (no web pod on it,
     # and its zone is among those with the fewest).
-    spread = {name: n["scores"]["SelectorSpread"]["score"] for name, n in legacy_by_node.items() if n["scores"]}
+    spread = {name: n["scores"]["SelectorSpread"]["score"]
+              for name, n in legacy_by_node.items() if n["scores"]}
     assert spread["gp-c-4"] == max(spread.values()) == 77
     # Bin-packing: the chosen node has the highest MostAllocated score of all feasible nodes.
     most = {name: n["scores"]["NodeResourcesMostAllocated"]["score"] for name, n in auto_by_node.items()
