@@ -63,8 +63,8 @@ def score_json(report: Any) -> dict[str, Any]:
     result = report.result
     snapshot = report.state.snapshot
     statuses = result.statuses
+    # Position of each scored node in the score table; a profile without Score plugins scores nothing.
     scored: dict[int, int] = {int(node): i for i, node in enumerate(result.feasible)} if result.scores else {}
-    feasible = {int(node) for node in result.feasible}
     nodes = []
     for index, name in enumerate(snapshot.node_names):
         status = statuses.status(index) if statuses is not None else None
@@ -88,8 +88,7 @@ def score_json(report: Any) -> dict[str, Any]:
                 if plugin == RULES_PLUGIN and rule_scores is not None:
                     entry["scores"][plugin]["rules"] = breakdown_json(rule_scores, index)
             entry["total"] = int(table.total[position])
-        entry["scored"] = position is not None or (index in feasible and result.scores is None
-                                                   and len(result.feasible) > 0)
+        entry["scored"] = position is not None
         nodes.append(entry)
     return {
         "pod": report.pod.key,
