@@ -1,0 +1,402 @@
+"""ruleset profiles → a KubeSchedulerConfiguration (``v1beta1`` or ``v1``).
+
+What each extension point runs is computed as the engine computes it (the profile's order,
+``points``, the PrioritySort/DefaultBinder defaults), translated to upstream names, and then
+written as the *smallest difference from that version's defaults* that kube-scheduler
+merges back into exactly that:
+
+* ``v1beta1`` (1.19-1.21 merge: defaults minus ``disabled``, then ``enabled`` appended):
+  per point, the longest run of the profile's plugins that the defaults already have in
+  that order (with the same Score weight) is kept; every other default is disabled and the
+  rest of the profile's plugins are enabled after it. That reproduces the order exactly and
+  reads like a hand-written configuration (the bundled ``default`` leaves Filter,
+  PostFilter, QueueSort and Bind as they are; PreFilter, PreScore and Score are re-ordered
+  to the profile's one order, which changes no result but is what ruleset runs).
+* ``v1`` (``multiPoint``, 1.28 merge): the same on the ``multiPoint`` list, where a
+  default re-enabled with another weight keeps its place; a plugin is disabled at the
+  points it implements upstream but does not run at here; and a point whose order still
+  differs (Score, when NodeResourcesFit's strategy sits elsewhere) lists its plugins
+  explicitly, which kube-scheduler runs first and in that order.
+
+Plugins ruleset does not model (the volume plugins, SchedulingGates) are left as
+kube-scheduler's defaults have them: neither disabled nor moved. Every result is checked by
+merging it back with :mod:`ruleset.kubeconfig.merge`.
+
+Refused (``--allow-lossy`` drops each with a warning): ``[[rules]]``; plugins outside the
+version's in-tree registry (third-party plugins, EqualPriority, NodeResourceLimits; in
+``v1`` also NodeLabel, SelectorSpread, NodePreferAvoidPods); args kube-scheduler has no
+field for, unless they hold the value kube-scheduler behaves as (SelectorSpread
+``zoneWeighting`` 2/3, NodeResourcesBalancedAllocation ``balanceAttachedNodeVolumes`` false);
+in ``v1``, more than one of NodeResourcesLeast/MostAllocated and RequestedToCapacityRatio
+(NodeResourcesFit has one ``scoringStrategy``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from ruleset.framework.runtime import Framework
+from ruleset.kubeconfig.catalogue import (
+    DEFAULT_RESOURCES,
+    HARMLESS,
+    STRATEGY_OF,
+    args_fields,
+    upstream_points,
+)
+from ruleset.kubeconfig.merge import read_profiles
+from ruleset.kubeconfig.model import LOSSY, Issue, RefusedError
+from ruleset.kubeconfig.versions import EXPORT_VERSIONS, REMOVED_IN_V1BETA2, VERSIONS, APIVersion
+from ruleset.pluginmanager import PluginRegistry, load_registry
+from ruleset.profile.model import Profile
+
+HELPERS = {"filter": "preFilter", "score": "preScore"}
+SCORE_POINTS = ("preScore", "score")
+
+#: Why a ruleset plugin is not in a version's in-tree registry.
+NOT_IN_TREE = {
+    "EqualPriority": "EqualPriority was never a framework plugin: the legacy Policy's EqualPriority gave "
+    "every node the same score and kube-scheduler skipped it",
+    "NodeResourceLimits": "the ResourceLimits priority was removed from kube-scheduler in 1.19",
+    "Rules": "the plugin behind [[rules]]",
+}
+REMOVED_HINT = {
+    "NodeLabel": "use NodeAffinity",
+    "NodePreferAvoidPods": "use node taints",
+    "SelectorSpread": "use PodTopologySpread",
+    "ServiceAffinity": "use InterPodAffinity",
+    "NodeResourcesLeastAllocated": "NodeResourcesFit's scoringStrategy",
+    "NodeResourcesMostAllocated": "NodeResourcesFit's scoringStrategy",
+    "RequestedToCapacityRatio": "NodeResourcesFit's scoringStrategy",
+}
+
+
+@dataclass
+class _Entry:
+    """One upstream plugin of the exported profile."""
+
+    name: str
+    points: list[str]
+    weight: int | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+    #: Position in the profile; PreScore/Score use ``score_pos`` (NodeResourcesFit's Score is
+    #: where the scoring strategy plugin was).
+    pos: int = 0
+    score_pos: int = 0
+
+
+@dataclass
+class Exported:
+    document: dict[str, Any]
+    issues: list[Issue]
+
+    def yaml(self, header: list[str] | tuple[str, ...] = ()) -> str:
+        text = yaml.safe_dump(self.document, sort_keys=False, default_flow_style=False, allow_unicode=True)
+        return "".join(f"# {line}\n" for line in header) + text
+
+
+def export_profiles(
+    profiles: list[Profile],
+    api_version: str = "v1beta1",
+    registry: PluginRegistry | None = None,
+    allow_lossy: bool = False,
+) -> Exported:
+    """One KubeSchedulerConfiguration holding ``profiles``; raises RefusedError unless ``allow_lossy``."""
+    if api_version not in EXPORT_VERSIONS:
+        raise ValueError(f"cannot export {api_version!r} (choose from {', '.join(EXPORT_VERSIONS)})")
+    registry = registry or load_registry()
+    version = VERSIONS[api_version]
+    issues: list[Issue] = []
+    out_profiles = []
+    percentages = []
+    for profile in profiles:
+        entries = _entries(profile, version, registry, issues)
+        plugins = _plugins(entries, version)
+        out: dict[str, Any] = {"schedulerName": profile.name}
+        if plugins:
+            out["plugins"] = plugins
+        config = [
+            {"name": e.name, "args": {"apiVersion": version.api_version, "kind": f"{e.name}Args", **e.args}}
+            for e in entries
+            if e.args
+        ]
+        if config:
+            out["pluginConfig"] = config
+        pct = profile.percentage_of_nodes_to_score
+        if pct is not None:
+            if version.name == "v1":
+                out["percentageOfNodesToScore"] = pct
+            percentages.append((profile.name, pct))
+        out_profiles.append(out)
+    document: dict[str, Any] = {"apiVersion": version.api_version, "kind": "KubeSchedulerConfiguration"}
+    if version.name != "v1" and percentages:
+        values = {p for _, p in percentages}
+        if len(values) > 1 or len(percentages) != len(profiles):
+            issues.append(
+                Issue(
+                    LOSSY,
+                    "percentageOfNodesToScore",
+                    f"{version.api_version} has one percentageOfNodesToScore for all profiles; these differ "
+                    f"({', '.join(f'{n}: {p}' for n, p in percentages)}); the first is kept",
+                )
+            )
+        document["percentageOfNodesToScore"] = percentages[0][1]
+    document["profiles"] = out_profiles
+    if not allow_lossy and any(i.severity == LOSSY for i in issues):
+        raise RefusedError(issues)
+    return Exported(document, issues)
+
+
+def _entries(
+    profile: Profile, version: APIVersion, registry: PluginRegistry, issues: list[Issue]
+) -> list[_Entry]:
+    where = profile.files[0] if profile.files else profile.name
+    for rule in profile.rules:
+        issues.append(
+            Issue(
+                LOSSY,
+                f"rule {rule.name!r}",
+                "[[rules]] are a ruleset extension; KubeSchedulerConfiguration has no equivalent",
+                where,
+            )
+        )
+    framework = Framework(profile, registry)
+    entries: list[_Entry] = []
+    fit: _Entry | None = None
+    strategy_plugin: str | None = None
+    for index, (name, config) in enumerate(framework.configs.items()):
+        if name == "Rules" and profile.rules:
+            continue
+        cls = registry.get(name)
+        assert cls is not None
+        ours = framework.points[name]
+        if not registry.is_builtin(name):
+            issues.append(
+                Issue(
+                    LOSSY,
+                    f"plugin {name}",
+                    f"a third-party plugin ({registry.origins.get(name, '?')}), not in kube-scheduler's "
+                    "in-tree registry",
+                    where,
+                )
+            )
+            continue
+        upstream = "NodeResourcesFit" if version.name == "v1" and name in STRATEGY_OF else name
+        if upstream not in version.registry:
+            if name in NOT_IN_TREE:
+                reason = NOT_IN_TREE[name]
+            elif name in REMOVED_IN_V1BETA2 or name == "SelectorSpread":
+                reason = f"removed from the configuration API in v1beta2/v1 ({REMOVED_HINT[name]})"
+            else:
+                reason = f"not in kube-scheduler {version.release}'s in-tree registry"
+            issues.append(
+                Issue(
+                    LOSSY, f"plugin {name}", f"cannot be expressed in {version.api_version}: {reason}", where
+                )
+            )
+            continue
+        available = upstream_points(upstream, version.release) or frozenset()
+        if upstream != name:  # a scoring strategy: only NodeResourcesFit's Score side
+            available = available & {"preScore", "score"}
+        points = [p for p in ours if p in available]
+        for p in ours:
+            if p not in available and p not in HELPERS.values():
+                issues.append(
+                    Issue(
+                        LOSSY,
+                        f"plugin {name} at {p}",
+                        f"kube-scheduler's {upstream} does not implement {p}",
+                        where,
+                    )
+                )
+        for main, helper in HELPERS.items():
+            if main in points and helper in available and helper not in points:
+                points.append(helper)
+        weight = config.weight if "score" in points else None
+        args = _args(name, config.args, cls, version, where, issues)
+        if upstream == "NodeResourcesFit" and version.name == "v1":
+            if name != "NodeResourcesFit":
+                if strategy_plugin is not None:
+                    issues.append(
+                        Issue(
+                            LOSSY,
+                            f"plugin {name}",
+                            "kube-scheduler v1 scores resources through NodeResourcesFit's one "
+                            f"scoringStrategy, already {STRATEGY_OF[strategy_plugin]} ({strategy_plugin})",
+                            where,
+                        )
+                    )
+                    continue
+                strategy_plugin = name
+                strategy = _strategy(name, cls, config.args)
+                args = {"scoringStrategy": strategy} if strategy else {}
+            if fit is None:
+                fit = _Entry("NodeResourcesFit", points, weight, args, index, index)
+                entries.append(fit)
+            else:
+                fit.points = [p for p in _ALL if p in set(fit.points) | set(points)]
+                fit.weight = weight if weight is not None else fit.weight
+                fit.args.update(args)
+            if name != "NodeResourcesFit":
+                fit.score_pos = index
+            continue
+        entries.append(_Entry(upstream, points, weight, args, index, index))
+    if version.name == "v1" and fit is not None and strategy_plugin is None:
+        fit.points = [p for p in fit.points if p not in ("preScore", "score")]
+    return entries
+
+
+_ALL = (
+    "queueSort",
+    "preFilter",
+    "filter",
+    "postFilter",
+    "preScore",
+    "score",
+    "reserve",
+    "permit",
+    "preBind",
+    "bind",
+    "postBind",
+)
+
+
+def _args(
+    name: str, raw: dict[str, Any], cls: Any, version: APIVersion, where: str, issues: list[Issue]
+) -> dict[str, Any]:
+    """The plugin's args kube-scheduler has fields for, when they differ from the defaults."""
+    ours = cls.args_to_dict(cls.parse_args(raw))
+    defaults = cls.args_to_dict(cls.parse_args({}))
+    fields = args_fields(name, version.release) or ()
+    if version.name == "v1" and name in STRATEGY_OF:
+        fields = ("resources", "shape")  # carried by scoringStrategy
+    for key, value in ours.items():
+        if key not in fields and value != defaults.get(key):
+            issues.append(
+                Issue(
+                    LOSSY,
+                    f"plugin {name} args.{key}",
+                    f"{value!r} has no {version.api_version} field (kube-scheduler behaves as "
+                    f"{defaults.get(key)!r})",
+                    where,
+                )
+            )
+    mine = {k: v for k, v in ours.items() if k in fields}
+    if mine == {k: v for k, v in defaults.items() if k in fields}:
+        return {}
+    return {k: v for k, v in mine.items() if v != defaults.get(k) or k in ("shape",)}
+
+
+def _strategy(name: str, cls: Any, raw: dict[str, Any]) -> dict[str, Any] | None:
+    args = cls.args_to_dict(cls.parse_args(raw))
+    strategy: dict[str, Any] = {
+        "type": STRATEGY_OF[name],
+        "resources": args.get("resources") or DEFAULT_RESOURCES,
+    }
+    if name == "RequestedToCapacityRatio":
+        strategy["requestedToCapacityRatio"] = {"shape": args.get("shape", [])}
+    if strategy == {"type": "LeastAllocated", "resources": DEFAULT_RESOURCES}:
+        return None
+    return strategy
+
+
+# ------------------------------------------------------------------ plugins section
+def _desired(entries: list[_Entry], points: tuple[str, ...]) -> dict[str, list[tuple[str, int | None]]]:
+    out = {}
+    for p in points:
+        if p == "multiPoint":
+            continue
+        at = sorted(
+            (e for e in entries if p in e.points), key=lambda e: e.score_pos if p in SCORE_POINTS else e.pos
+        )
+        out[p] = [(e.name, (e.weight or 1) if p == "score" else None) for e in at]
+    return out
+
+
+def _plugin(name: str, weight: int | None) -> dict[str, Any]:
+    return {"name": name} if weight is None else {"name": name, "weight": weight}
+
+
+def _plugins(entries: list[_Entry], version: APIVersion) -> dict[str, Any]:
+    desired = _desired(entries, version.points)
+    plugins = _plugins_v1(entries, version) if version.multipoint else _plugins_v1beta1(desired, version)
+    for _ in range(3):
+        wrong = [p for p, items in _merged(plugins, version).items() if items != desired.get(p, [])]
+        wrong += [p for p in desired if desired[p] and p not in _merged(plugins, version)]
+        if not wrong:
+            return plugins
+        for point in dict.fromkeys(wrong):
+            pset = plugins.setdefault(point, {})
+            explicit = [_plugin(n, w) for n, w in desired[point]]
+            if not version.multipoint or pset.get("enabled") == explicit:
+                pset["disabled"] = [{"name": "*"}]  # last resort: the point exactly as wanted
+            pset["enabled"] = explicit
+    raise AssertionError(f"export does not merge back to the profile at {wrong}")  # pragma: no cover
+
+
+def _merged(plugins: dict[str, Any], version: APIVersion) -> dict[str, list[tuple[str, int | None]]]:
+    """What kube-scheduler runs for ``plugins`` (unmodelled plugins left out, weights only at Score)."""
+    doc = {"apiVersion": version.api_version, "profiles": [{"schedulerName": "x", "plugins": plugins}]}
+    up = read_profiles(doc, version, "")[0]
+    return {
+        p: [(n, (w or 1) if p == "score" else None) for n, w in items if n not in HARMLESS]
+        for p, items in up.points.items()
+        if any(n not in HARMLESS for n, _ in items)
+    }
+
+
+def _plugins_v1beta1(desired: dict[str, list[tuple[str, int | None]]], version: APIVersion) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for point in version.points:
+        want = desired.get(point, [])
+        kept = 0
+        disabled = []
+        for name, weight in version.defaults.get(point, []):
+            if name in HARMLESS:
+                continue
+            same_weight = point != "score" or (weight or 1) == want[kept][1] if kept < len(want) else False
+            if kept < len(want) and want[kept][0] == name and same_weight:
+                kept += 1
+            else:
+                disabled.append({"name": name})
+        pset: dict[str, Any] = {}
+        if want[kept:]:
+            pset["enabled"] = [_plugin(n, w) for n, w in want[kept:]]
+        if disabled:
+            pset["disabled"] = disabled
+        if pset:
+            out[point] = pset
+    return out
+
+
+def _plugins_v1(entries: list[_Entry], version: APIVersion) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    wanted = [(e.name, e.weight if "score" in e.points else None) for e in entries]
+    kept = 0
+    custom: list[dict[str, Any]] = []
+    disabled = []
+    for name, weight in version.defaults["multiPoint"]:
+        if name in HARMLESS:
+            continue
+        if kept < len(wanted) and wanted[kept][0] == name:
+            w = wanted[kept][1]
+            if w is not None and w != (weight or 1):
+                custom.append(_plugin(name, w))
+            kept += 1
+        else:
+            disabled.append({"name": name})
+    custom.extend(_plugin(n, w) for n, w in wanted[kept:])
+    multipoint: dict[str, Any] = {}
+    if custom:
+        multipoint["enabled"] = custom
+    if disabled:
+        multipoint["disabled"] = disabled
+    if multipoint:
+        out["multiPoint"] = multipoint
+    for e in entries:
+        for point in sorted(upstream_points(e.name, version.release) or (), key=_ALL.index):
+            if point not in e.points and point in version.points:
+                out.setdefault(point, {}).setdefault("disabled", []).append({"name": e.name})
+    return out

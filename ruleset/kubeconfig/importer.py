@@ -1,0 +1,392 @@
+"""KubeSchedulerConfiguration (or legacy Policy) → ruleset profiles.
+
+Each kube-scheduler profile is first merged with its version's defaults
+(:mod:`ruleset.kubeconfig.merge`, :mod:`ruleset.kubeconfig.legacy`), giving the plugins
+each extension point runs, in order, with weights. That is then written as a flat ruleset
+profile: one ``[plugins.<Name>]`` table per plugin in one order that reproduces every point's
+order (:mod:`ruleset.kubeconfig.ordering`), ``weight`` for Score plugins, ``points`` where a
+plugin runs at fewer points than ruleset's plugin implements, ``args`` where they differ from
+the defaults. A flat profile (no ``extends``) says everything the configuration meant,
+whatever ruleset's bundled profiles become.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruleset.errors import Problem, RulesetError
+from ruleset.framework.runtime import IMPLIED_POINTS, POINT_HOOKS, check_plugin_args, implemented_points
+from ruleset.kubeconfig.catalogue import (
+    DEFAULT_RESOURCES,
+    HARMLESS,
+    RENAMED,
+    SCORING_STRATEGIES,
+    UNSUPPORTED_IN_TREE,
+    UPSTREAM_ONLY_DEFAULTS,
+)
+from ruleset.kubeconfig.documents import find_configs
+from ruleset.kubeconfig.legacy import read_policy
+from ruleset.kubeconfig.merge import read_profiles
+from ruleset.kubeconfig.model import DROPPED, INVALID, LOSSY, NOTE, ImportedProfile, Issue, UpstreamProfile
+from ruleset.kubeconfig.ordering import SIGNIFICANT, global_order
+from ruleset.kubeconfig.versions import VERSIONS, version
+from ruleset.pluginmanager import PluginRegistry, load_registry
+from ruleset.profile.toml_writer import dumps
+
+#: Points that only prepare a main point (and come along with it in a ruleset profile).
+HELPER_POINTS = {"preFilter": "filter", "preScore": "score"}
+
+
+@dataclass
+class ImportResult:
+    profiles: list[ImportedProfile] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def issues(self) -> list[Issue]:
+        return [i for p in self.profiles for i in p.issues]
+
+
+def read_upstream(path: Path) -> tuple[list[UpstreamProfile], dict[str, int]]:
+    """Every profile in ``path``, merged as kube-scheduler merges it."""
+    found = find_configs(path)
+    profiles: list[UpstreamProfile] = []
+    for doc in found.documents:
+        if doc.kind == "Policy":
+            profiles.append(read_policy(doc.data, doc.source))
+            continue
+        v = version(doc.api_version)
+        if v is None:
+            known = ", ".join(f"kubescheduler.config.k8s.io/{n}" for n in VERSIONS)
+            raise RulesetError(
+                Problem(
+                    f"unknown KubeSchedulerConfiguration apiVersion {doc.api_version!r} (known: {known})",
+                    file=doc.source,
+                    code="unknown-version",
+                )
+            )
+        profiles.extend(read_profiles(doc.data, v, doc.source))
+    return profiles, dict(found.skipped)
+
+
+def import_config(path: Path, registry: PluginRegistry | None = None, validate: bool = True) -> ImportResult:
+    """Read ``path`` and translate every profile in it (issues are attached, nothing is refused here)."""
+    registry = registry or load_registry()
+    upstream, skipped = read_upstream(Path(path))
+    result = ImportResult(skipped=skipped)
+    for up in upstream:
+        imported = translate(up, registry)
+        if validate and not any(i.severity in (INVALID,) for i in imported.issues):
+            for problem in check_imported(imported, registry):
+                imported.issues.append(
+                    Issue(INVALID, f"profile {imported.name!r}", f"does not validate: {problem}", up.where)
+                )
+        result.profiles.append(imported)
+    return result
+
+
+# --------------------------------------------------------------------------- translate
+def translate(up: UpstreamProfile, registry: PluginRegistry) -> ImportedProfile:
+    """One merged kube-scheduler profile as ruleset profile data."""
+    issues = list(up.issues)
+    where = up.where
+    reported: set[str] = set()
+
+    def report(severity: str, item: str, reason: str) -> None:
+        if item not in reported:
+            reported.add(item)
+            issues.append(Issue(severity, item, reason, where))
+
+    strategy = _scoring_strategy(up, report)
+    points_of: dict[str, set[str]] = {}
+    lists: dict[str, list[str]] = {}
+    weights: dict[str, int | None] = {}
+    source_of: dict[str, str] = {}
+    for point, items in up.points.items():
+        for upstream_name, weight in items:
+            name = _map_name(upstream_name, point, up, registry, strategy, report)
+            if name is None:
+                continue
+            if point == "preEnqueue":
+                report(LOSSY, f"plugin {upstream_name} at preEnqueue", "ruleset has no PreEnqueue point")
+                continue
+            cls = registry.get(name)
+            assert cls is not None
+            available = set(implemented_points(cls))
+            if point not in available:
+                if point in HELPER_POINTS:
+                    continue  # ruleset's plugin does its preparation inside its main point
+                report(LOSSY, f"plugin {name} at {point}", f"ruleset's {name} does not implement {point}")
+                continue
+            points_of.setdefault(name, set()).add(point)
+            source_of.setdefault(name, upstream_name)
+            if name not in lists.setdefault(point, []):
+                lists[point].append(name)
+            if point == "score" and name not in weights:
+                weights[name] = weight
+
+    order, conflicts = global_order(lists)
+    for point, pairs in conflicts.items():
+        upstream_order = ", ".join(lists.get(point, []))
+        if point in SIGNIFICANT:
+            report(
+                LOSSY,
+                f"order at {point}",
+                f"kube-scheduler runs {upstream_order}, which contradicts the order of an earlier point "
+                f"({'; '.join(pairs)}); ruleset profiles have one plugin order",
+            )
+        else:
+            report(
+                NOTE,
+                f"order at {point}",
+                f"kube-scheduler runs {upstream_order}; here {point} follows the Filter order, which changes "
+                f"no result ({point} runs every plugin)",
+            )
+
+    plugins: dict[str, dict[str, Any]] = {}
+    for name in order:
+        cls = registry.get(name)
+        assert cls is not None
+        available = set(implemented_points(cls))
+        wanted = points_of[name]
+        effective = set(wanted)
+        for p in wanted:
+            effective.update(q for q in IMPLIED_POINTS.get(p, ()) if q in available)
+        table: dict[str, Any] = {}
+        if "score" in effective:
+            weight = weights.get(name)
+            if weight is not None and weight < 0:
+                report(
+                    LOSSY,
+                    f"plugin {name} weight",
+                    f"negative Score weight {weight}: ruleset weights are >= 1",
+                )
+                weight = 1
+            table["weight"] = weight or 1
+        if effective != available:
+            table["points"] = [
+                p
+                for p in POINT_HOOKS
+                if p in wanted and not (p in HELPER_POINTS and HELPER_POINTS[p] in wanted)
+            ]
+        args = _plugin_args(name, source_of[name], up, strategy, cls, report)
+        if args is not None:
+            table["args"] = args
+        plugins[name] = table
+    _unused_plugin_config(up, source_of, strategy, reported, report)
+
+    data: dict[str, Any] = {"name": up.name or "default-scheduler"}
+    data["description"] = f"{up.api_version} profile {up.name!r}, imported by ruleset"
+    if up.percentage_of_nodes_to_score is not None:
+        data["percentageOfNodesToScore"] = up.percentage_of_nodes_to_score
+    data["plugins"] = plugins
+    header = [
+        f"Imported by `ruleset import` from {where}",
+        f"({up.api_version}, mapped as kube-scheduler {up.release}'s legacy registry maps it)."
+        if up.api_version.startswith("Policy")
+        else f"({up.api_version}, merged with the kube-scheduler {up.release} defaults).",
+    ]
+    header.extend(summarize(issues, (LOSSY, DROPPED, NOTE)))
+    return ImportedProfile(name=data["name"], data=data, header=header, issues=issues, where=where)
+
+
+def _scoring_strategy(up: UpstreamProfile, report: Any) -> str | None:
+    """The ruleset plugin NodeResourcesFit's Score is (v1beta2+), from its scoringStrategy."""
+    if up.release < "1.22":
+        return None
+    strategy = (up.args.get("NodeResourcesFit") or {}).get("scoringStrategy") or {}
+    kind = strategy.get("type") or "LeastAllocated" if isinstance(strategy, dict) else "LeastAllocated"
+    if kind not in SCORING_STRATEGIES:
+        report(
+            INVALID,
+            "NodeResourcesFit args.scoringStrategy.type",
+            f"unsupported value {kind!r} (supported: {', '.join(SCORING_STRATEGIES)})",
+        )
+        return None
+    return SCORING_STRATEGIES[kind]
+
+
+def _map_name(
+    upstream_name: str,
+    point: str,
+    up: UpstreamProfile,
+    registry: PluginRegistry,
+    strategy: str | None,
+    report: Any,
+) -> str | None:
+    if upstream_name in HARMLESS:
+        report(DROPPED, f"plugin {upstream_name}", HARMLESS[upstream_name])
+        return None
+    if upstream_name == "NodeResourcesFit" and up.release >= "1.22" and point in ("preScore", "score"):
+        if strategy is None:
+            return None
+        upstream_name = strategy
+    name = RENAMED.get(upstream_name, upstream_name)
+    cls = registry.get(name)
+    in_tree = upstream_name in up.in_tree or name in up.in_tree or upstream_name == strategy
+    if cls is None:
+        if upstream_name in UNSUPPORTED_IN_TREE:
+            report(LOSSY, f"plugin {upstream_name}", UNSUPPORTED_IN_TREE[upstream_name])
+        elif in_tree:
+            report(LOSSY, f"plugin {upstream_name}", "in-tree plugin that ruleset does not implement")
+        else:
+            report(
+                LOSSY,
+                f"plugin {upstream_name}",
+                f"not an in-tree plugin of kube-scheduler {up.release} (an out-of-tree plugin), and no "
+                "installed ruleset plugin has this name",
+            )
+        return None
+    canonical = registry.canonical_name(name)
+    if not in_tree:
+        if registry.is_builtin(canonical):
+            report(
+                INVALID,
+                f"plugin {upstream_name}",
+                f"not a plugin of {up.api_version} (kube-scheduler {up.release} refuses this configuration)",
+            )
+            return None
+        report(
+            NOTE,
+            f"plugin {upstream_name}",
+            f"an out-of-tree plugin; using the installed ruleset plugin {canonical} "
+            f"({registry.origins.get(canonical, 'third-party')})",
+        )
+    return canonical
+
+
+def _strip_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_strip_none(v) for v in value if v is not None]
+    return value
+
+
+def _lower_keys(items: Any) -> Any:
+    """1.18 wrote ResourceSpec without JSON tags (``Name``/``Weight``); read both spellings."""
+    if not isinstance(items, list):
+        return items
+    return [{k[:1].lower() + k[1:]: v for k, v in i.items()} if isinstance(i, dict) else i for i in items]
+
+
+def _resources(items: Any) -> list[dict[str, Any]]:
+    """ScoringStrategy resources with upstream's defaulting: none → cpu and memory, weight 0 → 1."""
+    if not items:
+        return [dict(r) for r in DEFAULT_RESOURCES]
+    out = []
+    for item in _lower_keys(items):
+        if isinstance(item, dict):
+            out.append({"name": item.get("name"), "weight": item.get("weight") or 1})
+    return out
+
+
+def _plugin_args(
+    name: str, upstream_name: str, up: UpstreamProfile, strategy: str | None, cls: Any, report: Any
+) -> dict[str, Any] | None:
+    raw: dict[str, Any] | None
+    if up.release >= "1.22" and name == strategy and upstream_name == "NodeResourcesFit":
+        fit = (up.args.get("NodeResourcesFit") or {}).get("scoringStrategy") or {}
+        raw = {"resources": _resources(fit.get("resources") if isinstance(fit, dict) else None)}
+        if name == "RequestedToCapacityRatio":
+            rtcr = fit.get("requestedToCapacityRatio") or {} if isinstance(fit, dict) else {}
+            raw["shape"] = rtcr.get("shape") or []
+    else:
+        raw = up.args.get(upstream_name)
+        if raw is None and upstream_name != name:
+            raw = up.args.get(name)
+        if raw is not None:
+            raw = dict(raw)
+            if name == "NodeResourcesFit":
+                raw.pop("scoringStrategy", None)
+    if not raw:
+        return None
+    raw = _strip_none(raw)
+    if up.release < "1.20":
+        for key in ("resources", "shape"):
+            if key in raw:
+                raw[key] = _lower_keys(raw[key])
+    properties = set((cls.args_schema.get("properties") or {}).keys())
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        default = UPSTREAM_ONLY_DEFAULTS.get((upstream_name, key))
+        if default is not None or (upstream_name, key) in UPSTREAM_ONLY_DEFAULTS:
+            if value != default:
+                report(
+                    LOSSY,
+                    f"plugin {upstream_name} args.{key}",
+                    f"{value!r}: ruleset's {name} always behaves as {default!r}",
+                )
+            continue
+        if key not in properties:
+            report(LOSSY, f"plugin {upstream_name} args.{key}", f"ruleset's {name} has no such arg")
+            continue
+        out[key] = value
+    try:
+        parsed, problems = check_plugin_args(cls, out)
+        defaults = cls.args_to_dict(cls.parse_args({}))
+        if not problems and cls.args_to_dict(parsed) == defaults:
+            return None
+    except Exception:  # args the plugin cannot read are reported by validation
+        pass
+    return out or None
+
+
+def _unused_plugin_config(
+    up: UpstreamProfile, source_of: dict[str, str], strategy: str | None, reported: set[str], report: Any
+) -> None:
+    used = set(source_of.values()) | set(source_of)
+    for name in up.args:
+        if name in used or name in HARMLESS or f"plugin {name}" in reported:
+            continue
+        report(NOTE, f"pluginConfig {name}", "args of a plugin this profile does not enable; not used")
+
+
+# --------------------------------------------------------------------------- output
+def summarize(issues: list[Issue], severities: tuple[str, ...]) -> list[str]:
+    """One line per reason: items dropped for the same reason (the volume plugins) share it."""
+    by_reason: dict[tuple[str, str], list[str]] = {}
+    for issue in issues:
+        if issue.severity in severities:
+            by_reason.setdefault((issue.severity, issue.reason), []).append(issue.item)
+    lines = []
+    for (severity, reason), items in by_reason.items():
+        if len(items) > 1 and all(i.startswith("plugin ") for i in items):
+            what = "plugins " + ", ".join(i[len("plugin ") :] for i in items)
+        else:
+            what = "; ".join(items)
+        label = "lost (--allow-lossy)" if severity == LOSSY else severity
+        lines.append(f"{label}: {what}: {reason}")
+    return lines
+
+
+def render(imported: ImportedProfile) -> str:
+    """The TOML text of an imported profile."""
+    return dumps(imported.data, header=imported.header)
+
+
+def check_imported(imported: ImportedProfile, registry: PluginRegistry | None = None) -> list[Problem]:
+    """Load the rendered profile as ``ruleset`` would; returns its errors (none expected)."""
+    from ruleset.profile.loader import check_profile
+
+    with tempfile.TemporaryDirectory(prefix="ruleset-import-") as tmp:
+        path = Path(tmp) / "profile.toml"
+        path.write_text(render(imported), encoding="utf-8")
+        _, problems = check_profile(path, registry)
+    return [p for p in problems if p.severity == "error"]
+
+
+def file_name(scheduler_name: str, taken: set[str]) -> str:
+    """A file name for a profile: ``default-scheduler`` → ``default.toml``, others sanitised."""
+    base = "default" if scheduler_name in ("", "default-scheduler") else scheduler_name
+    base = "".join(c if c.isalnum() or c in "-_." else "-" for c in base).strip(".-") or "profile"
+    name = f"{base}.toml"
+    n = 2
+    while name in taken:
+        name = f"{base}-{n}.toml"
+        n += 1
+    taken.add(name)
+    return name

@@ -1,0 +1,393 @@
+"""KubeSchedulerConfiguration API versions, their default plugin sets and in-tree registries.
+
+Each version is read the way the kube-scheduler release that served it read it; the tables
+below are upstream's, per release (sources in each comment). ``kubescheduler.config.k8s.io``:
+
+======== ============ ===================================================================
+version  defaults of  shape
+======== ============ ===================================================================
+v1alpha1 1.18         one implicit profile: ``schedulerName``, ``plugins``, ``pluginConfig``
+                      at top level; ``algorithmSource.provider`` picks the default set
+v1alpha2 1.18         ``profiles``; ``unreserve`` point; no ``postFilter`` point
+v1beta1  1.20         per-point ``enabled``/``disabled`` merged: defaults minus disabled,
+                      then the custom enabled appended (``mergePluginSets``)
+v1beta2  1.22         a custom-enabled default plugin replaces the default in place
+v1beta3  1.23         ``multiPoint`` (all defaults are enabled through it)
+v1       1.28         ``multiPoint``; ``preEnqueue``
+======== ============ ===================================================================
+
+v1alpha1 (1.16-1.17) predates the framework's own default plugin set: the predicates and
+priorities of the algorithm provider ran beside the plugins. ruleset reads it with the
+1.18 set, which is those predicates and priorities expressed as plugins, and v1alpha1's
+``postFilter`` point (informational, run after Filter) as ``preScore``, the name 1.18 gave it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+GROUP = "kubescheduler.config.k8s.io"
+
+#: Extension points in cycle order, as KubeSchedulerConfiguration spells them.
+ALL_POINTS = (
+    "preEnqueue",
+    "queueSort",
+    "preFilter",
+    "filter",
+    "postFilter",
+    "preScore",
+    "score",
+    "reserve",
+    "permit",
+    "preBind",
+    "bind",
+    "postBind",
+)
+
+PluginSet = dict[str, list[tuple[str, int | None]]]
+
+# --------------------------------------------------------------------- default sets
+# pkg/scheduler/algorithmprovider/registry.go getDefaultConfig (1.18, the EvenPodsSpread
+# gate on). Preemption was not a plugin before 1.19: ruleset adds DefaultPreemption as
+# PostFilter unless ``disablePreemption`` is set (see merge).
+_FILTERS_AFTER_AFFINITY_118 = [
+    "VolumeRestrictions",
+    "TaintToleration",
+    "EBSLimits",
+    "GCEPDLimits",
+    "NodeVolumeLimits",
+    "AzureDiskLimits",
+    "VolumeBinding",
+    "VolumeZone",
+]
+DEFAULTS_1_18: PluginSet = {
+    "queueSort": [("PrioritySort", None)],
+    "preFilter": [
+        ("NodeResourcesFit", None),
+        ("NodePorts", None),
+        ("PodTopologySpread", None),
+        ("InterPodAffinity", None),
+    ],
+    "filter": [
+        ("NodeUnschedulable", None),
+        ("NodeResourcesFit", None),
+        ("NodeName", None),
+        ("NodePorts", None),
+        ("NodeAffinity", None),
+        *((n, None) for n in _FILTERS_AFTER_AFFINITY_118),
+        ("PodTopologySpread", None),
+        ("InterPodAffinity", None),
+    ],
+    "preScore": [
+        ("InterPodAffinity", None),
+        ("PodTopologySpread", None),
+        ("DefaultPodTopologySpread", None),
+        ("TaintToleration", None),
+    ],
+    "score": [
+        ("NodeResourcesBalancedAllocation", 1),
+        ("ImageLocality", 1),
+        ("InterPodAffinity", 1),
+        ("NodeResourcesLeastAllocated", 1),
+        ("NodeAffinity", 1),
+        ("NodePreferAvoidPods", 10000),
+        ("PodTopologySpread", 2),
+        ("DefaultPodTopologySpread", 1),
+        ("TaintToleration", 1),
+    ],
+    "reserve": [("VolumeBinding", None)],
+    "unreserve": [("VolumeBinding", None)],
+    "preBind": [("VolumeBinding", None)],
+    "bind": [("DefaultBinder", None)],
+    "postBind": [("VolumeBinding", None)],
+}
+
+# pkg/scheduler/algorithmprovider/registry.go getDefaultConfig @1.20 (the
+# DefaultPodTopologySpread gate on, so no SelectorSpread; VolumeCapacityPriority off).
+DEFAULTS_1_20: PluginSet = {
+    "queueSort": [("PrioritySort", None)],
+    "preFilter": [
+        ("NodeResourcesFit", None),
+        ("NodePorts", None),
+        ("PodTopologySpread", None),
+        ("InterPodAffinity", None),
+        ("VolumeBinding", None),
+    ],
+    "filter": [
+        ("NodeUnschedulable", None),
+        ("NodeName", None),
+        ("TaintToleration", None),
+        ("NodeAffinity", None),
+        ("NodePorts", None),
+        ("NodeResourcesFit", None),
+        ("VolumeRestrictions", None),
+        ("EBSLimits", None),
+        ("GCEPDLimits", None),
+        ("NodeVolumeLimits", None),
+        ("AzureDiskLimits", None),
+        ("VolumeBinding", None),
+        ("VolumeZone", None),
+        ("PodTopologySpread", None),
+        ("InterPodAffinity", None),
+    ],
+    "postFilter": [("DefaultPreemption", None)],
+    "preScore": [("InterPodAffinity", None), ("PodTopologySpread", None), ("TaintToleration", None)],
+    "score": [
+        ("NodeResourcesBalancedAllocation", 1),
+        ("ImageLocality", 1),
+        ("InterPodAffinity", 1),
+        ("NodeResourcesLeastAllocated", 1),
+        ("NodeAffinity", 1),
+        ("NodePreferAvoidPods", 10000),
+        ("PodTopologySpread", 2),
+        ("TaintToleration", 1),
+    ],
+    "reserve": [("VolumeBinding", None)],
+    "preBind": [("VolumeBinding", None)],
+    "bind": [("DefaultBinder", None)],
+}
+
+# pkg/scheduler/apis/config/v1beta2/default_plugins.go getDefaultPlugins (gated additions
+# left out: VolumeCapacityPriority, PodSchedulingReadiness).
+DEFAULTS_1_22: PluginSet = {
+    "queueSort": [("PrioritySort", None)],
+    "preFilter": [
+        ("NodeResourcesFit", None),
+        ("NodePorts", None),
+        ("VolumeRestrictions", None),
+        ("PodTopologySpread", None),
+        ("InterPodAffinity", None),
+        ("VolumeBinding", None),
+        ("VolumeZone", None),
+        ("NodeAffinity", None),
+        ("TaintToleration", None),
+    ],
+    "filter": DEFAULTS_1_20["filter"],
+    "postFilter": [("DefaultPreemption", None)],
+    "preScore": [
+        ("InterPodAffinity", None),
+        ("PodTopologySpread", None),
+        ("TaintToleration", None),
+        ("NodeAffinity", None),
+    ],
+    "score": [
+        ("NodeResourcesBalancedAllocation", 1),
+        ("ImageLocality", 1),
+        ("InterPodAffinity", 1),
+        ("NodeResourcesFit", 1),
+        ("NodeAffinity", 1),
+        ("PodTopologySpread", 2),
+        ("TaintToleration", 1),
+    ],
+    "reserve": [("VolumeBinding", None)],
+    "preBind": [("VolumeBinding", None)],
+    "bind": [("DefaultBinder", None)],
+}
+
+# pkg/scheduler/apis/config/v1beta3/default_plugins.go (the DefaultPodTopologySpread gate on).
+_MULTIPOINT_1_23 = [
+    ("PrioritySort", None),
+    ("NodeUnschedulable", None),
+    ("NodeName", None),
+    ("TaintToleration", 3),
+    ("NodeAffinity", 2),
+    ("NodePorts", None),
+    ("NodeResourcesFit", 1),
+    ("VolumeRestrictions", None),
+    ("EBSLimits", None),
+    ("GCEPDLimits", None),
+    ("NodeVolumeLimits", None),
+    ("AzureDiskLimits", None),
+    ("VolumeBinding", None),
+    ("VolumeZone", None),
+    ("PodTopologySpread", 2),
+    ("InterPodAffinity", 2),
+    ("DefaultPreemption", None),
+    ("NodeResourcesBalancedAllocation", 1),
+    ("ImageLocality", 1),
+    ("DefaultBinder", None),
+]
+DEFAULTS_1_23: PluginSet = {"multiPoint": _MULTIPOINT_1_23}
+# pkg/scheduler/apis/config/v1/default_plugins.go @1.28: the same list, and SchedulingGates
+# appended by the PodSchedulingReadiness gate (beta, on), as `kube-scheduler` prints it.
+DEFAULTS_1_28: PluginSet = {"multiPoint": [*_MULTIPOINT_1_23, ("SchedulingGates", None)]}
+
+
+def cluster_autoscaler(defaults: PluginSet) -> PluginSet:
+    """The ClusterAutoscalerProvider: LeastAllocated replaced by MostAllocated (copyAndReplace)."""
+    return {
+        point: [
+            ("NodeResourcesMostAllocated" if n == "NodeResourcesLeastAllocated" else n, w) for n, w in items
+        ]
+        for point, items in defaults.items()
+    }
+
+
+# ------------------------------------------------------------------- in-tree registries
+# pkg/scheduler/framework/plugins/registry.go NewInTreeRegistry, per release.
+_VOLUME = {
+    "VolumeBinding",
+    "VolumeRestrictions",
+    "VolumeZone",
+    "NodeVolumeLimits",
+    "EBSLimits",
+    "GCEPDLimits",
+    "AzureDiskLimits",
+    "CinderLimits",
+}
+REGISTRY_1_18 = frozenset(
+    {
+        "PrioritySort",
+        "DefaultBinder",
+        "DefaultPodTopologySpread",
+        "ImageLocality",
+        "TaintToleration",
+        "NodeName",
+        "NodePorts",
+        "NodePreferAvoidPods",
+        "NodeAffinity",
+        "PodTopologySpread",
+        "NodeUnschedulable",
+        "NodeResourcesFit",
+        "NodeResourcesBalancedAllocation",
+        "NodeResourcesMostAllocated",
+        "NodeResourcesLeastAllocated",
+        "RequestedToCapacityRatio",
+        "NodeResourceLimits",
+        "InterPodAffinity",
+        "NodeLabel",
+        "ServiceAffinity",
+        *_VOLUME,
+    }
+)
+REGISTRY_1_20 = (REGISTRY_1_18 - {"DefaultPodTopologySpread", "NodeResourceLimits"}) | {
+    "SelectorSpread",
+    "DefaultPreemption",
+}
+#: Removed from the config API in v1beta2 (validation.go removedPluginsByVersion).
+REMOVED_IN_V1BETA2 = frozenset(
+    {
+        "NodeLabel",
+        "ServiceAffinity",
+        "NodePreferAvoidPods",
+        "NodeResourcesLeastAllocated",
+        "NodeResourcesMostAllocated",
+        "RequestedToCapacityRatio",
+    }
+)
+REGISTRY_1_22 = REGISTRY_1_20 - REMOVED_IN_V1BETA2
+REGISTRY_1_28 = (REGISTRY_1_22 - {"SelectorSpread"}) | {"SchedulingGates", "DynamicResources"}
+
+
+@dataclass(frozen=True)
+class APIVersion:
+    """How one ``kubescheduler.config.k8s.io`` version is read."""
+
+    name: str
+    release: str
+    points: tuple[str, ...]
+    defaults: PluginSet
+    registry: frozenset[str]
+    #: "append": defaults minus disabled, custom enabled appended (1.18-1.21);
+    #: "replace": a custom-enabled default replaces the default in place (1.22+).
+    merge: str
+    multipoint: bool = False
+    single_profile: bool = False
+    #: Point names of this version that ruleset reads as another point.
+    renamed_points: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def api_version(self) -> str:
+        return f"{GROUP}/{self.name}"
+
+
+_POINTS_V1BETA1 = (
+    "queueSort",
+    "preFilter",
+    "filter",
+    "postFilter",
+    "preScore",
+    "score",
+    "reserve",
+    "permit",
+    "preBind",
+    "bind",
+    "postBind",
+)
+
+VERSIONS: dict[str, APIVersion] = {
+    "v1alpha1": APIVersion(
+        "v1alpha1",
+        "1.18",
+        (
+            "queueSort",
+            "preFilter",
+            "filter",
+            "postFilter",
+            "score",
+            "reserve",
+            "permit",
+            "preBind",
+            "bind",
+            "postBind",
+            "unreserve",
+        ),
+        DEFAULTS_1_18,
+        REGISTRY_1_18,
+        "append",
+        single_profile=True,
+        renamed_points={"postFilter": "preScore"},
+    ),
+    "v1alpha2": APIVersion(
+        "v1alpha2",
+        "1.18",
+        (
+            "queueSort",
+            "preFilter",
+            "filter",
+            "preScore",
+            "score",
+            "reserve",
+            "permit",
+            "preBind",
+            "bind",
+            "postBind",
+            "unreserve",
+        ),
+        DEFAULTS_1_18,
+        REGISTRY_1_18,
+        "append",
+    ),
+    "v1beta1": APIVersion("v1beta1", "1.20", _POINTS_V1BETA1, DEFAULTS_1_20, REGISTRY_1_20, "append"),
+    "v1beta2": APIVersion("v1beta2", "1.22", _POINTS_V1BETA1, DEFAULTS_1_22, REGISTRY_1_22, "replace"),
+    "v1beta3": APIVersion(
+        "v1beta3",
+        "1.23",
+        ("multiPoint", *_POINTS_V1BETA1),
+        DEFAULTS_1_23,
+        REGISTRY_1_22,
+        "replace",
+        multipoint=True,
+    ),
+    "v1": APIVersion(
+        "v1",
+        "1.28",
+        ("multiPoint", "preEnqueue", *_POINTS_V1BETA1),
+        DEFAULTS_1_28,
+        REGISTRY_1_28,
+        "replace",
+        multipoint=True,
+    ),
+}
+
+#: The versions ``ruleset export`` writes.
+EXPORT_VERSIONS = ("v1beta1", "v1")
+
+
+def version(name: str) -> APIVersion | None:
+    """``v1beta1`` or ``kubescheduler.config.k8s.io/v1beta1`` → its :class:`APIVersion`."""
+    if "/" in name:
+        group, _, name = name.partition("/")
+        if group != GROUP:
+            return None
+    return VERSIONS.get(name)

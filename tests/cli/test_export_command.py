@@ -1,0 +1,50 @@
+"""``ruleset export``: stdout or an atomic file, refusals named with exit 1, --allow-lossy warnings."""
+
+import yaml
+
+from ruleset.cli import main
+
+
+def test_stdout_and_file(tmp_path, capsys):
+    assert main(["export", "default", "--format", "kube-scheduler"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# Exported by `ruleset export --api-version v1beta1` from ")
+    doc = yaml.safe_load(out)
+    assert doc["kind"] == "KubeSchedulerConfiguration"
+    assert doc["profiles"][0]["schedulerName"] == "default"
+
+    target = tmp_path / "scheduler.yaml"
+    assert main(["export", "default", "-o", str(target)]) == 0
+    assert yaml.safe_load(target.read_text()) == doc
+    assert main(["export", "default", "-o", str(target)]) == 2
+    assert "already exists; pass --force to overwrite" in capsys.readouterr().err
+    assert main(["export", "cluster-autoscaler", "-o", str(target), "--force"]) == 0
+    assert yaml.safe_load(target.read_text())["profiles"][0]["schedulerName"] == "cluster-autoscaler"
+    assert [p.name for p in tmp_path.iterdir()] == ["scheduler.yaml"]  # no temporary file left behind
+
+
+def test_refusal_names_each_item_and_writes_nothing(tmp_path, capsys):
+    target = tmp_path / "out.yaml"
+    assert main(["export", "legacy-policy", "--api-version", "v1", "-o", str(target)]) == 1
+    err = capsys.readouterr().err
+    assert "plugin EqualPriority: cannot be expressed in kubescheduler.config.k8s.io/v1" in err
+    assert "plugin SelectorSpread" in err and "use PodTopologySpread" in err
+    assert "6 item(s) cannot be expressed" in err
+    assert not target.exists()
+
+
+def test_allow_lossy_warns_per_item(tmp_path, capsys):
+    assert main(["export", "legacy-policy", "--api-version", "v1", "--allow-lossy"]) == 0
+    captured = capsys.readouterr()
+    warnings = [line for line in captured.err.splitlines() if line.startswith("warning: dropped ")]
+    assert len(warnings) == 6
+    assert "# Lossy: 6 item(s) left out" in captured.out
+    assert yaml.safe_load(captured.out)["apiVersion"] == "kubescheduler.config.k8s.io/v1"
+
+
+def test_several_profiles_and_bad_input(tmp_path, capsys):
+    assert main(["export", "default", "cluster-autoscaler"]) == 0
+    doc = yaml.safe_load(capsys.readouterr().out)
+    assert [p["schedulerName"] for p in doc["profiles"]] == ["default", "cluster-autoscaler"]
+    assert main(["export", str(tmp_path / "missing.toml")]) == 2
+    assert main(["export", "default", "--api-version", "v1beta3"]) == 2

@@ -1,0 +1,362 @@
+"""Importing real, published configurations (tests/kubeconfig/fixtures, each citing its source).
+
+Every expected profile below is exact: plugin order, weights, points and args.
+"""
+
+import json
+
+import pytest
+
+from ruleset.kubeconfig.importer import check_imported, import_config
+from ruleset.kubeconfig.model import DROPPED, LOSSY, NOTE
+from ruleset.pluginmanager import load_registry
+
+VOLUME = {
+    "VolumeBinding",
+    "VolumeRestrictions",
+    "VolumeZone",
+    "NodeVolumeLimits",
+    "EBSLimits",
+    "GCEPDLimits",
+    "AzureDiskLimits",
+}
+
+# kube-scheduler 1.20's default profile (v1beta1), as ruleset runs it: the volume plugins
+# dropped, one order that keeps Filter's order.
+DEFAULT_1_20 = {
+    "PrioritySort": {},
+    "NodeUnschedulable": {},
+    "NodeName": {},
+    "TaintToleration": {"weight": 1},
+    "NodeAffinity": {"weight": 1},
+    "NodePorts": {},
+    "NodeResourcesFit": {},
+    "PodTopologySpread": {"weight": 2},
+    "InterPodAffinity": {"weight": 1},
+    "DefaultPreemption": {},
+    "NodeResourcesBalancedAllocation": {"weight": 1},
+    "ImageLocality": {"weight": 1},
+    "NodeResourcesLeastAllocated": {"weight": 1},
+    "NodePreferAvoidPods": {"weight": 10000},
+    "DefaultBinder": {},
+}
+# kube-scheduler 1.28's default profile (v1, multiPoint): new weights, NodeResourcesFit's
+# LeastAllocated Score next to it, no NodePreferAvoidPods, SchedulingGates dropped.
+DEFAULT_1_28 = {
+    "PrioritySort": {},
+    "NodeUnschedulable": {},
+    "NodeName": {},
+    "TaintToleration": {"weight": 3},
+    "NodeAffinity": {"weight": 2},
+    "NodePorts": {},
+    "NodeResourcesFit": {},
+    "NodeResourcesLeastAllocated": {"weight": 1},
+    "PodTopologySpread": {"weight": 2},
+    "InterPodAffinity": {"weight": 2},
+    "DefaultPreemption": {},
+    "NodeResourcesBalancedAllocation": {"weight": 1},
+    "ImageLocality": {"weight": 1},
+    "DefaultBinder": {},
+}
+NO_SCORE = {
+    "PrioritySort": {},
+    "NodeUnschedulable": {},
+    "NodeName": {},
+    "TaintToleration": {"points": ["filter"]},
+    "NodeAffinity": {"points": ["filter"]},
+    "NodePorts": {},
+    "NodeResourcesFit": {},
+    "PodTopologySpread": {"points": ["filter"]},
+    "InterPodAffinity": {"points": ["filter"]},
+    "DefaultPreemption": {},
+    "DefaultBinder": {},
+}
+ZONE = {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway"}
+
+
+def replace(base, name, table, after=None):
+    """``base`` with plugin ``name``'s table replaced (or inserted after ``after``)."""
+    out = {}
+    for key, value in base.items():
+        out[key] = table if key == name else value
+        if key == after:
+            out[name] = table
+    return out
+
+
+def profile(name, api, plugins, **extra):
+    return {
+        "name": name,
+        "description": f"kubescheduler.config.k8s.io/{api} profile {name!r}, imported by ruleset",
+        **extra,
+        "plugins": plugins,
+    }
+
+
+CASES = {
+    "simulator-default-v1.yaml": [
+        profile("default-scheduler", "v1", DEFAULT_1_28, percentageOfNodesToScore=0)
+    ],
+    "docs-multiple-profiles-v1.yaml": [
+        profile("default-scheduler", "v1", DEFAULT_1_28),
+        profile("no-scoring-scheduler", "v1", NO_SCORE),
+    ],
+    "docs-multipoint-disabled-score-v1.yaml": [profile("non-multipoint-scheduler", "v1", NO_SCORE)],
+    "docs-custom-score-plugins-v1.yaml": [
+        profile(
+            "default-scheduler",
+            "v1",
+            {
+                **{
+                    k: v
+                    for k, v in DEFAULT_1_28.items()
+                    if k
+                    not in (
+                        "NodeResourcesLeastAllocated",
+                        "PodTopologySpread",
+                        "InterPodAffinity",
+                        "DefaultPreemption",
+                        "NodeResourcesBalancedAllocation",
+                        "ImageLocality",
+                        "DefaultBinder",
+                    )
+                },
+                # PodTopologySpread disabled at Score only: it still runs at PreFilter, Filter and PreScore.
+                "PodTopologySpread": {"points": ["filter", "preScore"]},
+                "NodeResourcesLeastAllocated": {"weight": 1},
+                "InterPodAffinity": {"weight": 2},
+                "DefaultPreemption": {},
+                "NodeResourcesBalancedAllocation": {"weight": 1},
+                "ImageLocality": {"weight": 1},
+                "DefaultBinder": {},
+            },
+        )
+    ],
+    "docs-most-allocated-v1beta2.yaml": [
+        profile(
+            "default-scheduler",
+            "v1beta2",
+            {
+                **{
+                    k: v
+                    for k, v in DEFAULT_1_20.items()
+                    if k not in ("NodeResourcesLeastAllocated", "NodePreferAvoidPods", "DefaultBinder")
+                },
+                "NodeResourcesMostAllocated": {
+                    "weight": 1,
+                    "args": {"resources": [{"name": "cpu", "weight": 1}]},
+                },
+                "DefaultBinder": {},
+            },
+        )
+    ],
+    "docs-bin-packing-most-allocated-v1.yaml": [
+        profile(
+            "default-scheduler",
+            "v1",
+            {
+                ("NodeResourcesMostAllocated" if k == "NodeResourcesLeastAllocated" else k): (
+                    {
+                        "weight": 1,
+                        "args": {
+                            "resources": [
+                                {"name": "cpu", "weight": 1},
+                                {"name": "memory", "weight": 1},
+                                {"name": "intel.com/foo", "weight": 3},
+                                {"name": "intel.com/bar", "weight": 3},
+                            ]
+                        },
+                    }
+                    if k == "NodeResourcesLeastAllocated"
+                    else v
+                )
+                for k, v in DEFAULT_1_28.items()
+            },
+        )
+    ],
+    "docs-bin-packing-rtcr-v1.yaml": [
+        profile(
+            "default-scheduler",
+            "v1",
+            {
+                ("RequestedToCapacityRatio" if k == "NodeResourcesLeastAllocated" else k): (
+                    {
+                        "weight": 1,
+                        "args": {
+                            "resources": [
+                                {"name": "intel.com/foo", "weight": 3},
+                                {"name": "intel.com/bar", "weight": 3},
+                            ],
+                            "shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}],
+                        },
+                    }
+                    if k == "NodeResourcesLeastAllocated"
+                    else v
+                )
+                for k, v in DEFAULT_1_28.items()
+            },
+        )
+    ],
+    "docs-topology-spread-list-v1.yaml": [
+        profile(
+            "default-scheduler",
+            "v1",
+            replace(
+                DEFAULT_1_28,
+                "PodTopologySpread",
+                {"weight": 2, "args": {"defaultConstraints": [ZONE], "defaultingType": "List"}},
+            ),
+        )
+    ],
+    "docs-topology-spread-none-v1.yaml": [
+        profile(
+            "default-scheduler",
+            "v1",
+            replace(
+                DEFAULT_1_28,
+                "PodTopologySpread",
+                {"weight": 2, "args": {"defaultConstraints": [], "defaultingType": "List"}},
+            ),
+        )
+    ],
+    # v1alpha1 is read with 1.18's defaults: its Filter order, SelectorSpread (then
+    # DefaultPodTopologySpread), and preemption built in.
+    "docs-perf-tuning-v1alpha1.yaml": [
+        profile(
+            "default-scheduler",
+            "v1alpha1",
+            {
+                "PrioritySort": {},
+                "NodeUnschedulable": {},
+                "NodeResourcesFit": {},
+                "NodeName": {},
+                "NodePorts": {},
+                "NodeAffinity": {"weight": 1},
+                "TaintToleration": {"weight": 1},
+                "PodTopologySpread": {"weight": 2},
+                "InterPodAffinity": {"weight": 1},
+                "DefaultPreemption": {},
+                "NodeResourcesBalancedAllocation": {"weight": 1},
+                "ImageLocality": {"weight": 1},
+                "NodeResourcesLeastAllocated": {"weight": 1},
+                "NodePreferAvoidPods": {"weight": 10000},
+                "SelectorSpread": {"weight": 1},
+                "DefaultBinder": {},
+            },
+            percentageOfNodesToScore=50,
+        )
+    ],
+    "docs-my-scheduler-configmap-v1beta2.yaml": [
+        profile(
+            "my-scheduler",
+            "v1beta2",
+            {
+                **{
+                    k: v
+                    for k, v in DEFAULT_1_20.items()
+                    if k not in ("NodeResourcesLeastAllocated", "NodePreferAvoidPods", "DefaultBinder")
+                },
+                "NodeResourcesLeastAllocated": {"weight": 1},
+                "DefaultBinder": {},
+            },
+        )
+    ],
+    "deckhouse-v1beta1.yaml": [
+        profile(
+            "default-scheduler",
+            "v1beta1",
+            replace(DEFAULT_1_20, "PodTopologySpread", {"weight": 2, "args": {"defaultConstraints": [ZONE]}}),
+        )
+    ],
+    "scheduler-plugins-noderesourcetopology-configmap-v1beta1.yaml": [
+        profile("topo-aware-scheduler", "v1beta1", DEFAULT_1_20)
+    ],
+    "scheduler-plugins-noderesources-v1beta1.yaml": [
+        profile(
+            "default-scheduler",
+            "v1beta1",
+            {
+                "PrioritySort": {},
+                "NodeUnschedulable": {},
+                "NodeName": {},
+                "TaintToleration": {"points": ["filter", "preScore"]},
+                "NodeAffinity": {"points": ["filter"]},
+                "NodePorts": {},
+                "NodeResourcesFit": {},
+                "PodTopologySpread": {"points": ["filter", "preScore"]},
+                "InterPodAffinity": {"points": ["filter", "preScore"]},
+                "DefaultPreemption": {},
+                "DefaultBinder": {},
+            },
+        )
+    ],
+    "scheduler-plugins-coscheduling-v1beta3.yaml": [
+        profile(
+            "default-scheduler", "v1beta3", {k: v for k, v in DEFAULT_1_28.items() if k != "PrioritySort"}
+        )
+    ],
+}
+#: The items each fixture cannot bring over (refused without --allow-lossy).
+LOST = {
+    "docs-custom-score-plugins-v1.yaml": {"plugin MyCustomPluginA", "plugin MyCustomPluginB"},
+    "docs-multipoint-disabled-score-v1.yaml": {"plugin MyPlugin"},
+    "scheduler-plugins-noderesourcetopology-configmap-v1beta1.yaml": {"plugin NodeResourceTopologyMatch"},
+    "scheduler-plugins-noderesources-v1beta1.yaml": {"plugin NodeResourcesAllocatable"},
+    "scheduler-plugins-coscheduling-v1beta3.yaml": {"plugin Coscheduling"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_imported_profiles_are_exact(name, fixture):
+    result = import_config(fixture(name))
+    assert [p.data for p in result.profiles] == CASES[name]
+    lost = {i.item for i in result.issues if i.severity == LOSSY}
+    assert lost == LOST.get(name, set())
+    assert not [i for i in result.issues if i.severity not in (LOSSY, DROPPED, NOTE)]
+    for imported in result.profiles:
+        assert check_imported(imported, load_registry()) == []
+        dropped = {i.item for i in imported.issues if i.severity == DROPPED}
+        assert dropped <= {f"plugin {n}" for n in (*VOLUME, "SchedulingGates")}
+
+
+def test_the_configmap_is_found_among_other_objects(fixture):
+    result = import_config(fixture("docs-my-scheduler-configmap-v1beta2.yaml"))
+    assert result.skipped == {"ServiceAccount": 1, "ClusterRoleBinding": 2, "Deployment": 1}
+    assert (
+        "ConfigMap kube-system/my-scheduler-config, data key 'my-scheduler-config.yaml'"
+        in result.profiles[0].where
+    )
+
+
+def test_the_legacy_policy_json(fixture):
+    [p] = import_config(fixture("kubernetes-scheduler-policy-config.json")).profiles
+    # predicateOrdering: CheckNodeUnschedulable (mandatory), HostName, PodFitsHostPorts (PodFitsPorts),
+    # MatchNodeSelector, PodFitsResources, NoDiskConflict (volume, dropped), PodToleratesNodeTaints
+    # (mandatory); priorities sorted by name; ServiceSpreadingPriority is SelectorSpreadPriority,
+    # which 1.20 maps to PodTopologySpread's System defaulting; EqualPriority is skipped.
+    assert p.data["plugins"] == {
+        "PrioritySort": {},
+        "NodeUnschedulable": {},
+        "NodeName": {},
+        "NodePorts": {},
+        "NodeAffinity": {"points": ["filter"]},
+        "NodeResourcesFit": {},
+        "TaintToleration": {"points": ["filter"]},
+        "DefaultPreemption": {},
+        "NodeResourcesBalancedAllocation": {"weight": 1},
+        "NodeResourcesLeastAllocated": {"weight": 1},
+        "PodTopologySpread": {"weight": 1, "points": ["score"]},
+        "DefaultBinder": {},
+    }
+    assert {(i.severity, i.item) for i in p.issues if i.severity != DROPPED} == {
+        (NOTE, "priorities[3]: EqualPriority")
+    }
+
+
+def test_json_configuration(tmp_path, fixture):
+    import yaml
+
+    text = fixture("docs-multiple-profiles-v1.yaml").read_text()
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(yaml.safe_load(text)))
+    assert [p.data for p in import_config(path).profiles] == CASES["docs-multiple-profiles-v1.yaml"]
