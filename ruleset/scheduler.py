@@ -146,7 +146,10 @@ class Scheduler:
         """Filter ``part`` in one batch, then redo nodes holding nominated pods two-pass.
 
         Upstream's ``PodPassesFiltersOnNode``: on a node where pods of at least this pod's
-        priority are nominated, the pod must fit both with them and without them.
+        priority are nominated, the pod must fit both with them and without them, and a
+        node failing with them reports that first pass's status. The batch is the pass
+        without them, so every such node of ``part`` is redone, passing or not (a node the
+        batch rejected keeps its batch status only if it passes with the nominated pods).
         """
         passing, status = self.framework.run_filter(state, pod, NodeSet(self.snapshot, part), statuses)
         if not status.is_success:
@@ -154,17 +157,21 @@ class Scheduler:
         nominated = self.framework.nominated_nodes(pod, self.snapshot)
         if not nominated:
             return passing, status
-        keep = np.ones(len(passing), dtype=bool)
-        for i, index in enumerate(passing):
-            if int(index) not in nominated:
+        passed = set(passing.tolist())
+        dropped: set[int] = set()
+        for index in part.tolist():
+            if index not in nominated:
                 continue
-            node_status = self.framework.run_filters_on_node(state, pod, int(index), self.snapshot)
+            node_status = self.framework.run_filters_on_node(state, pod, index, self.snapshot)
             if node_status.code == Code.ERROR:
                 return passing[:0], node_status
             if not node_status.is_success:
-                statuses.set_status(int(index), node_status)
-                keep[i] = False
-        return passing[keep], SUCCESS
+                statuses.set_status(index, node_status)
+                if index in passed:
+                    dropped.add(index)
+        if not dropped:
+            return passing, SUCCESS
+        return passing[[int(i) not in dropped for i in passing]], SUCCESS
 
     # --------------------------------------------------------------- scoring
     def select_host(self, nodes: np.ndarray, total: np.ndarray) -> int:

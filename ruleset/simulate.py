@@ -12,23 +12,23 @@ from ruleset.framework.plugin import Handle
 from ruleset.framework.runtime import Framework
 from ruleset.framework.status import Code
 from ruleset.manifests import Cluster, load_manifests
+from ruleset.pdb import record_eviction
 from ruleset.pluginmanager import PluginRegistry, load_registry
 from ruleset.profile.loader import load_profile, resolve_profile_argument
 from ruleset.profile.model import Profile
 from ruleset.queue import SchedulingQueue
-from ruleset.scheduler import ScheduleResult, Scheduler
+from ruleset.scheduler import Scheduler, ScheduleResult
 
 #: A pod that keeps failing after this many attempts is reported unschedulable for good.
 MAX_ATTEMPTS = 32
 
 
-def load_cluster(paths: list[str] | None, extra_pod_files: list[str] | None = None) -> tuple[Cluster, list[str]]:
+def load_cluster(paths: list[str] | None, extra_pod_files: list[str] | None = None) -> Cluster:
     """Load cluster manifests (the bundled demo cluster when none are given)."""
     from ruleset import resources
 
     files = list(paths) if paths else [str(resources.demo_cluster())]
-    cluster = load_manifests([*files, *(extra_pod_files or [])])
-    return cluster, files
+    return load_manifests([*files, *(extra_pod_files or [])])
 
 
 def build_framework(profile_arg: str | None, registry: PluginRegistry | None = None) -> Framework:
@@ -111,14 +111,22 @@ def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> Sc
     As kube-scheduler does: a pod that does not fit is parked until a cluster event might
     change that — a pod leaving a node (a preemption victim) wakes every parked pod, a pod
     landing on a node wakes the parked pods whose required pod affinity it satisfies. A pod
-    whose PostFilter (preemption) nominated a node goes back to the queue, and its
-    victims are evicted from the snapshot. One placement per pending pod is reported, in
-    the order the pods' fates were settled; parked pods left at the end are unschedulable.
+    whose PostFilter (preemption) nominated a node goes back to the queue, its victims are
+    evicted from the snapshot (and counted against the PDBs covering them), lower-priority
+    pods nominated to that node lose their nomination (and are woken), and the pod keeps
+    its nomination until it is placed, a later preemption nominates another node, or
+    preemption finds that no node could help. A pod that goes back to the queue, at once
+    or parked, re-enters it "now" (upstream refreshes its queue timestamp), so it queues
+    behind the pods of its priority that were already waiting; there is no backoff clock.
+    One placement per pending pod is reported, in the order the pods' fates were settled;
+    parked pods left at the end are unschedulable.
     """
     scheduler = Scheduler(framework, state.snapshot, seed=seed)
     queue = SchedulingQueue(framework.queue_less)
     run = ScheduleRun(profile=framework.profile, state=state)
     nominated = framework.handle.nominated
+    # A logical clock for re-queued pods: later than every creation timestamp.
+    clock = max((p.meta.creation_timestamp or 0.0 for p in state.pending), default=0.0)
     for pod in state.pending:
         error = state.pod_errors.get(pod)
         if error:
@@ -153,13 +161,17 @@ def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> Sc
             run.events.append(Event("error", pod.key, detail={"reason": reason, "attempt": info.attempts}))
             continue
         info.last_failure = reason
-        run.events.append(Event("unschedulable", pod.key, detail={"reason": reason, "attempt": info.attempts}))
+        run.events.append(Event("unschedulable", pod.key,
+                                detail={"reason": reason, "attempt": info.attempts}))
         post = result.post_filter
+        clock += 1.0
+        info.timestamp = clock
         if post is not None and post.nominated_node and info.attempts < MAX_ATTEMPTS:
             _preempt(run, scheduler, queue, pod, post)
             queue.push(info)
             continue
-        _forget_nomination(nominated, pod)
+        if info.attempts >= MAX_ATTEMPTS or getattr(post and post.details, "clear_nomination", False):
+            _forget_nomination(nominated, pod)
         queue.park(info)
     for info in queue.unschedulable.values():
         run.placements.append(Placement(info.pod, None, reason=info.last_failure, attempts=info.attempts))
@@ -176,8 +188,9 @@ def _forget_nomination(nominated: dict[str, list[Pod]], pod: Pod) -> None:
 
 
 def _preempt(run: ScheduleRun, scheduler: Scheduler, queue: SchedulingQueue, pod: Pod, post: Any) -> None:
-    """``PrepareCandidate``: evict the victims, clear lower-priority nominations on the node,
-    and nominate the preemptor."""
+    """``PrepareCandidate``: evict the victims (spending the budgets of the PDBs covering
+    them), clear lower-priority nominations on the node (waking those pods), and nominate
+    the preemptor."""
     node = post.nominated_node
     report = post.details
     victims = list(getattr(report, "victims", []) or [])
@@ -188,16 +201,21 @@ def _preempt(run: ScheduleRun, scheduler: Scheduler, queue: SchedulingQueue, pod
         "candidates": [c.to_json() for c in getattr(report, "candidates", [])],
     }))
     for victim in victims:
+        record_eviction(scheduler.snapshot, victim)
         scheduler.snapshot.remove_pod(victim)
         run.events.append(Event("evicted", victim.key, node, {"by": pod.key}))
+    cleared = []
     for other in list(nominated.get(node, [])):
-        if other.priority < pod.priority:
+        if other.priority < pod.priority and other is not pod:
             _forget_nomination(nominated, other)
+            cleared.append(other)
     _forget_nomination(nominated, pod)
     pod.nominated_node_name = node
     nominated.setdefault(node, []).append(pod)
     if victims:
         queue.activate()  # a pod left a node: anything parked may fit now
+    elif cleared:
+        queue.activate(lambda waiting: any(waiting is other for other in cleared))  # their status changed
 
 
 def _affinity_wants(waiting: Pod, placed: Pod) -> bool:
@@ -223,7 +241,7 @@ def _affinity_wants(waiting: Pod, placed: Pod) -> bool:
 
 
 def load_state(cluster_files: list[str] | None, pod_files: list[str] | None = None) -> ClusterState:
-    cluster, _ = load_cluster(cluster_files, pod_files)
+    cluster = load_cluster(cluster_files, pod_files)
     return build_cluster_state(cluster)
 
 

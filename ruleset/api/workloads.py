@@ -126,18 +126,24 @@ def decode_pod_disruption_budget(ctx: DecodeContext, raw: Any) -> PodDisruptionB
     ctx.subject = f"PodDisruptionBudget {meta.namespace}/{meta.name}"
     spec = get_map(ctx, raw, "spec", "spec")
     status = get_map(ctx, raw, "status", "status")
+    # ValidatePodDisruptionBudgetSpec's order: both set, then minAvailable, then maxUnavailable.
+    # Upstream prints the whole Go spec struct (pointers included) as the invalid value; the
+    # two fields that clash stand in for it.
+    both = spec.get("minAvailable"), spec.get("maxUnavailable")
+    if both[0] is not None and both[1] is not None:
+        ctx.fail("spec", f"Invalid value: {{minAvailable: {both[0]}, maxUnavailable: {both[1]}}}: "
+                         "minAvailable and maxUnavailable cannot be both set", spec, "maxUnavailable")
     min_available = _int_or_percent(ctx, spec, "minAvailable", "spec.minAvailable")
     max_unavailable = _int_or_percent(ctx, spec, "maxUnavailable", "spec.maxUnavailable")
-    if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
-        ctx.fail("spec", "Invalid value: minAvailable and maxUnavailable cannot be both set", spec, "maxUnavailable")
     disrupted = get_map(ctx, status, "disruptedPods", "status.disruptedPods")
     return PodDisruptionBudget(
         meta=meta,
         selector=decode_label_selector(ctx, spec, "selector", "spec.selector"),
         min_available=min_available,
         max_unavailable=max_unavailable,
-        disruptions_allowed=get_int(ctx, status, "disruptionsAllowed", "status.disruptionsAllowed",
-                                    get_int(ctx, status, "podDisruptionsAllowed", "status.podDisruptionsAllowed")),
+        disruptions_allowed=get_int(
+            ctx, status, "disruptionsAllowed", "status.disruptionsAllowed",
+            get_int(ctx, status, "podDisruptionsAllowed", "status.podDisruptionsAllowed")),
         disrupted_pods=frozenset(str(k) for k in disrupted),
         expected_pods=get_int(ctx, status, "expectedPods", "status.expectedPods"),
         current_healthy=get_int(ctx, status, "currentHealthy", "status.currentHealthy"),

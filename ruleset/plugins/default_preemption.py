@@ -6,33 +6,43 @@ v1.20 ``defaultpreemption``, step by step:
    nominated to a node waits while a lower-priority pod there is still terminating (unless
    that node is now UnschedulableAndUnresolvable for it).
 2. Candidate nodes: every node whose filter status is not UnschedulableAndUnresolvable.
-3. Dry run per node (``selectVictimsOnNode``): remove every lower-priority pod; if the pod
-   then fits (filters re-run, nominated pods included), add the removed pods back one by
-   one — PDB-violating ones first, then the rest, each group most important first
-   (higher priority, then earlier start) — keeping each one that still lets the pod fit;
-   the others are the victims.
+3. Dry run per node (``selectVictimsOnNode``): a node without lower-priority pods is no
+   candidate; otherwise remove every lower-priority pod; if the pod then fits (filters
+   re-run, nominated pods included), add the removed pods back one by one — PDB-violating
+   ones first, then the rest, each group most important first (higher priority, then
+   earlier start) — keeping each one that still lets the pod fit; the others are the
+   victims, and the PDB violations are the violating pods among them.
 4. The walk over candidate nodes stops once at least one candidate violates no PDB and
-   ``max(minCandidateNodesAbsolute, N × minCandidateNodesPercentage / 100)`` were found.
+   ``max(minCandidateNodesAbsolute, N × minCandidateNodesPercentage / 100)`` (at most N)
+   were found; each of the two lists (violating or not) keeps at most that many
+   candidates, later ones are dropped, as upstream's fixed-size lists do.
 5. One node is picked (``pickOneNodeForPreemption``): fewest PDB violations, then the
    lowest priority of its most important victim, then the smallest sum of victim
    priorities (each offset by 2^31 so negative priorities count), then the fewest victims,
    then the latest start time among its highest-priority victims, then the first.
 
 Deterministic choices where upstream is not: the walk starts at offset 0 (upstream draws a
-random offset); candidates are visited in the scheduler's node order and ties go to the
-candidate found first (upstream iterates a map); victims of equal priority and start time
-keep their order on the node (upstream's sort is not stable); a pod without
-``status.startTime`` counts as started now, i.e. after every pod that has one.
+random offset) and visits one node at a time (upstream checks 16 in parallel, so a few
+more candidates may come back); candidates are visited in the scheduler's node order and
+ties go to the candidate found first, non-violating candidates before violating ones
+(upstream iterates a map); victims of equal priority and start time keep their order on
+the node (upstream's sort is not stable); a pod without ``status.startTime`` counts as
+started now, i.e. after every pod that has one, and two such pods tie (upstream reads the
+clock for each). A candidate without victims (possible only when the pod fits with every
+pod in place) ranks before any candidate with victims (upstream would index its empty
+victim list).
 
 The plugin only computes: the scheduler evicts the victims and nominates the pod, and
-the pod is scheduled in a later cycle, as upstream does.
+the pod is scheduled in a later cycle, as upstream does. When no node is a candidate at
+step 2 the report says so (``clear_nomination``), and the scheduler clears the pod's
+nominated node, as ``FindCandidates`` does.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -43,7 +53,7 @@ from ruleset.framework.plugin import Plugin
 from ruleset.framework.results import NodeStatuses, PostFilterResult
 from ruleset.framework.status import Code, Status
 from ruleset.hookspecs import hookimpl
-from ruleset.pdb import disruptions_allowed, filter_pods_with_pdb_violation
+from ruleset.pdb import budgets, filter_pods_with_pdb_violation
 from ruleset.snapshot import Snapshot
 
 MAX_INT32 = 2**31 - 1
@@ -65,7 +75,8 @@ class Candidate:
     pdb_violations: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"node": self.node, "victims": [v.key for v in self.victims], "pdbViolations": self.pdb_violations}
+        return {"node": self.node, "victims": [v.key for v in self.victims],
+                "pdbViolations": self.pdb_violations}
 
 
 @dataclass
@@ -76,6 +87,8 @@ class PreemptionReport:
     chosen: Candidate | None = None
     #: Why the chosen node won (the first criterion that left one node), or why nothing happened.
     why: str = ""
+    #: No node could be helped by preemption: the pod's nominated node is cleared.
+    clear_nomination: bool = False
 
     @property
     def victims(self) -> list[Pod]:
@@ -132,10 +145,16 @@ def pick_one_node_for_preemption(candidates: list[Candidate]) -> tuple[Candidate
     return chosen, "latest start time of its most important victims"
 
 
+def nodes_where_preemption_might_help(snapshot: Snapshot, statuses: NodeStatuses) -> np.ndarray:
+    """``nodesWherePreemptionMightHelp``: nodes (in node-tree order) not UnschedulableAndUnresolvable."""
+    order = snapshot.evaluation_order
+    return order[statuses.codes[order] != Code.UNSCHEDULABLE_AND_UNRESOLVABLE]
+
+
 class DefaultPreemption(Plugin):
     name = "DefaultPreemption"
     Args = DefaultPreemptionArgs
-    args_schema = {
+    args_schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "additionalProperties": False,
         "properties": {
@@ -155,7 +174,8 @@ class DefaultPreemption(Plugin):
             return [ArgError(("minCandidateNodesPercentage",),
                              "minCandidateNodesPercentage is not in the range [0, 100]")]
         if args.min_candidate_nodes_absolute < 0:
-            return [ArgError(("minCandidateNodesAbsolute",), "minCandidateNodesAbsolute is not in the range [0, inf)")]
+            return [ArgError(("minCandidateNodesAbsolute",),
+                             "minCandidateNodesAbsolute is not in the range [0, inf)")]
         if args.min_candidate_nodes_percentage == 0 and args.min_candidate_nodes_absolute == 0:
             return [ArgError(("minCandidateNodesPercentage",),
                              "both minCandidateNodesPercentage and minCandidateNodesAbsolute cannot be zero")]
@@ -174,10 +194,10 @@ class DefaultPreemption(Plugin):
         report = PreemptionReport()
         if not self.eligible(pod, snapshot, statuses, report):
             return PostFilterResult(status=Status(Code.UNSCHEDULABLE), details=report)
-        order = snapshot.evaluation_order
-        potential = order[statuses.codes[order] != Code.UNSCHEDULABLE_AND_UNRESOLVABLE]
+        potential = nodes_where_preemption_might_help(snapshot, statuses)
         if not len(potential):
             report.why = "preemption will not help: every node is unschedulable and unresolvable for this pod"
+            report.clear_nomination = True
             return PostFilterResult(status=Status(Code.UNSCHEDULABLE), details=report)
         report.candidates = self.dry_run(state, pod, snapshot, potential)
         if not report.candidates:
@@ -203,18 +223,27 @@ class DefaultPreemption(Plugin):
                 return False
         return True
 
-    def dry_run(self, state: CycleState, pod: Pod, snapshot: Snapshot, potential: np.ndarray) -> list[Candidate]:
-        """``dryRunPreemption``: non-violating candidates first, then violating ones."""
+    def dry_run(self, state: CycleState, pod: Pod, snapshot: Snapshot, potential: np.ndarray,
+                offset: int = 0) -> list[Candidate]:
+        """``dryRunPreemption``, walking from ``offset``: non-violating candidates first, then violating ones.
+
+        Each list holds at most ``calculateNumCandidates`` candidates (upstream's
+        fixed-size lists silently drop the rest).
+        """
         pdbs = snapshot.workloads.pod_disruption_budgets
-        allowed = [disruptions_allowed(pdb, snapshot) for pdb in pdbs]
+        allowed = budgets(snapshot)
         wanted = self.num_candidates(len(potential))
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
-        for index in potential:
-            candidate = self.select_victims_on_node(state, pod, snapshot, int(index), pdbs, allowed)
+        n = len(potential)
+        for i in range(n):
+            index = int(potential[(offset + i) % n])
+            candidate = self.select_victims_on_node(state, pod, snapshot, index, pdbs, allowed)
             if candidate is None:
                 continue
-            (violating if candidate.pdb_violations else non_violating).append(candidate)
+            found = violating if candidate.pdb_violations else non_violating
+            if len(found) < wanted:
+                found.append(candidate)
             if non_violating and len(non_violating) + len(violating) >= wanted:
                 break
         return non_violating + violating
