@@ -46,7 +46,8 @@ def _priority_classes(cluster: Cluster) -> dict[str, PriorityClass]:
     return classes
 
 
-def resolve_priority(pod: Pod, classes: dict[str, PriorityClass], default: PriorityClass | None) -> str | None:
+def resolve_priority(pod: Pod, classes: dict[str, PriorityClass],
+                     default: PriorityClass | None) -> str | None:
     """Set ``pod.priority`` and ``pod.preemption_policy`` as admission would; returns an error or None."""
     pc = classes.get(pod.priority_class_name) if pod.priority_class_name else default
     error = None
@@ -69,7 +70,8 @@ def build_cluster_state(cluster: Cluster) -> ClusterState:
     seen_nodes: set[str] = set()
     for node in cluster.nodes:
         if node.name in seen_nodes:
-            problems.append(Problem(f"duplicate Node {node.name!r}", path=f"Node {node.name}", code="duplicate"))
+            problems.append(Problem(f"duplicate Node {node.name!r}", path=f"Node {node.name}",
+                                    code="duplicate"))
         seen_nodes.add(node.name)
     seen_pods: set[str] = set()
     for pod in cluster.pods:

@@ -164,7 +164,9 @@ class ExtensionPointSpecs:
         """
 
     @hookspec
-    def ruleset_post_filter(self, state: CycleState, pod: Pod, statuses: NodeStatuses) -> PostFilterResult | None:
+    def ruleset_post_filter(
+        self, state: CycleState, pod: Pod, statuses: NodeStatuses
+    ) -> PostFilterResult | None:
         """PostFilter: called only when no node passed Filter, e.g. to preempt lower-priority pods.
 
         Plugins run in profile order until one returns a result with Success.

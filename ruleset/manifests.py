@@ -122,11 +122,14 @@ def read_documents(path: Path) -> Iterator[tuple[int, Any]]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise RulesetError(Problem(f"cannot read: {exc.strerror or exc}", file=str(path), code="io-error")) from None
+        raise RulesetError(Problem(f"cannot read: {exc.strerror or exc}", file=str(path),
+                                   code="io-error")) from None
     except UnicodeDecodeError as exc:
-        raise RulesetError(Problem(f"not UTF-8 text: {exc.reason}", file=str(path), code="syntax-error")) from None
+        raise RulesetError(Problem(f"not UTF-8 text: {exc.reason}", file=str(path),
+                                   code="syntax-error")) from None
     stripped = text.lstrip()
-    if path.suffix.lower() == ".json" or (stripped[:1] in ("{", "[") and path.suffix.lower() not in (".yaml", ".yml")):
+    suffix = path.suffix.lower()
+    if suffix == ".json" or (stripped[:1] in ("{", "[") and suffix not in (".yaml", ".yml")):
         try:
             yield 0, json.loads(text)
             return
@@ -136,8 +139,7 @@ def read_documents(path: Path) -> Iterator[tuple[int, Any]]:
                                            column=exc.colno, code="syntax-error")) from None
             # Not JSON after all (flow-style YAML); fall through to the YAML reader.
     try:
-        for index, doc in enumerate(yaml.load_all(text, Loader=_LocatingLoader)):
-            yield index, doc
+        yield from enumerate(yaml.load_all(text, Loader=_LocatingLoader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         message = exc.problem or str(exc)
@@ -179,7 +181,8 @@ def _objects(doc: Any, kind_hint: str | None = None) -> Iterator[tuple[str | Non
     yield kind, doc
 
 
-def decode_documents(documents: Iterable[tuple[int, Any]], file: str | None, problems: list[Problem]) -> Cluster:
+def decode_documents(documents: Iterable[tuple[int, Any]], file: str | None,
+                     problems: list[Problem]) -> Cluster:
     """Decode parsed documents into a :class:`Cluster`, appending problems to ``problems``."""
     cluster = Cluster()
     for index, doc in documents:

@@ -43,6 +43,8 @@ class PluginRegistry:
     aliases: dict[str, str] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     manager: pluggy.PluginManager | None = None
+    #: Things derived from the registry and built once: the profile schema and its validator.
+    cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def get(self, name: str) -> type[Plugin] | None:
         return self.classes.get(self.aliases.get(name, name))
@@ -83,7 +85,8 @@ def _register_module(registry: PluginRegistry, pm: pluggy.PluginManager, module:
         existing = registry.classes.get(cls.name)
         if existing is not None and existing is not cls:
             registry.problems.append(Problem(
-                f"plugin name {cls.name!r} is registered twice: by {existing.__module__}.{existing.__qualname__} "
+                f"plugin name {cls.name!r} is registered twice: by "
+                f"{existing.__module__}.{existing.__qualname__} "
                 f"({registry.origins[cls.name]}) and by {cls.__module__}.{cls.__qualname__} ({origin}); "
                 f"the second is ignored", code="duplicate-plugin", severity="warning"))
             continue

@@ -26,7 +26,8 @@ def data_dir(name: str) -> Path:
         if candidate.is_dir():
             return candidate
     tried = ", ".join(str(c) for c in candidates)
-    raise MissingDataError(f"bundled {name!r} folder not found (tried {tried}); the installation is incomplete")
+    raise MissingDataError(f"bundled {name!r} folder not found (tried {tried}); "
+                           "the installation is incomplete")
 
 
 def bundled_profile(name: str) -> Path | None:

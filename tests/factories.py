@@ -18,7 +18,7 @@ from ruleset.framework.runtime import Framework
 from ruleset.manifests import decode_documents
 from ruleset.pluginmanager import load_registry
 from ruleset.profile.model import PluginConfig, Profile
-from ruleset.scheduler import ScheduleResult, Scheduler
+from ruleset.scheduler import Scheduler, ScheduleResult
 
 
 def make_node(name: str, labels: Mapping[str, str] | None = None, *, cpu: str | int | None = "4",

@@ -129,7 +129,8 @@ def decode_meta(ctx: DecodeContext, raw: Any, namespaced: bool, kind: str) -> Ob
     )
 
 
-def decode_requirements(ctx: DecodeContext, raw: Any, key: str, path: str) -> tuple[LabelSelectorRequirement, ...]:
+def decode_requirements(ctx: DecodeContext, raw: Any, key: str,
+                        path: str) -> tuple[LabelSelectorRequirement, ...]:
     """A list of ``{key, operator, values}`` requirements, kept as written (validated on use)."""
     out = []
     items = get_list(ctx, raw, key, path)

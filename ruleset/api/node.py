@@ -6,7 +6,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ruleset.api import resources as res
-from ruleset.api.decode import DecodeContext, get_bool, get_int, get_list, get_map, get_quantities, get_str, get_string_list
+from ruleset.api.decode import (
+    DecodeContext,
+    get_bool,
+    get_int,
+    get_list,
+    get_map,
+    get_quantities,
+    get_str,
+    get_string_list,
+)
 from ruleset.api.meta import ObjectMeta, decode_meta
 from ruleset.quantity import value_of
 

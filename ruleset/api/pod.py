@@ -246,7 +246,8 @@ def _decode_container(ctx: DecodeContext, raw: Any, path: str) -> Container:
     # and the scheduler reads exactly what the object says.
     for name, q in requests.items():
         if q < 0:
-            ctx.fail(f"{path}.resources.requests.{name}", "must be greater than or equal to 0", resources, "requests")
+            ctx.fail(f"{path}.resources.requests.{name}", "must be greater than or equal to 0", resources,
+                     "requests")
     return Container(
         name=get_str(ctx, raw, "name", f"{path}.name"),
         image=get_str(ctx, raw, "image", f"{path}.image"),
@@ -291,7 +292,8 @@ def decode_node_affinity(ctx: DecodeContext, raw: Any, path: str) -> NodeAffinit
     for i, t in enumerate(get_list(ctx, raw, "preferredDuringSchedulingIgnoredDuringExecution", pref_path)):
         preferred.append(PreferredSchedulingTerm(
             weight=get_int(ctx, t, "weight", f"{pref_path}[{i}].weight", 0) or 0,
-            preference=_decode_node_selector_term(ctx, get_map(ctx, t, "preference", f"{pref_path}[{i}].preference"),
+            preference=_decode_node_selector_term(
+                ctx, get_map(ctx, t, "preference", f"{pref_path}[{i}].preference"),
                                                   f"{pref_path}[{i}].preference"),
         ))
     return NodeAffinity(required=required, preferred=tuple(preferred))
@@ -315,10 +317,12 @@ def _decode_pod_affinity(ctx: DecodeContext, raw: Any, path: str) -> PodAffinity
     preferred = tuple(
         WeightedPodAffinityTerm(
             weight=get_int(ctx, t, "weight", f"{pref_path}[{i}].weight", 0) or 0,
-            term=_decode_pod_affinity_term(ctx, get_map(ctx, t, "podAffinityTerm", f"{pref_path}[{i}].podAffinityTerm"),
+            term=_decode_pod_affinity_term(
+                ctx, get_map(ctx, t, "podAffinityTerm", f"{pref_path}[{i}].podAffinityTerm"),
                                            f"{pref_path}[{i}].podAffinityTerm"),
         )
-        for i, t in enumerate(get_list(ctx, raw, "preferredDuringSchedulingIgnoredDuringExecution", pref_path))
+        for i, t in enumerate(
+            get_list(ctx, raw, "preferredDuringSchedulingIgnoredDuringExecution", pref_path))
     )
     return PodAffinity(required=required, preferred=preferred)
 
@@ -329,7 +333,8 @@ def _decode_affinity(ctx: DecodeContext, spec: Any) -> Affinity:
     pod = raw.get("podAffinity")
     anti = raw.get("podAntiAffinity")
     return Affinity(
-        node_affinity=decode_node_affinity(ctx, node, "spec.affinity.nodeAffinity") if node is not None else None,
+        node_affinity=(decode_node_affinity(ctx, node, "spec.affinity.nodeAffinity")
+                       if node is not None else None),
         pod_affinity=_decode_pod_affinity(ctx, pod, "spec.affinity.podAffinity") if pod is not None else None,
         pod_anti_affinity=(_decode_pod_affinity(ctx, anti, "spec.affinity.podAntiAffinity")
                            if anti is not None else None),
@@ -354,7 +359,8 @@ def decode_tolerations(ctx: DecodeContext, spec: Any, key: str, path: str) -> tu
     return tuple(out)
 
 
-def decode_spread_constraints(ctx: DecodeContext, raw: Any, key: str, path: str) -> tuple[TopologySpreadConstraint, ...]:
+def decode_spread_constraints(ctx: DecodeContext, raw: Any, key: str,
+                              path: str) -> tuple[TopologySpreadConstraint, ...]:
     out = []
     for i, c in enumerate(get_list(ctx, raw, key, path)):
         c_path = f"{path}[{i}]"

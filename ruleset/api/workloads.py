@@ -65,7 +65,8 @@ def decode_service(ctx: DecodeContext, raw: Any) -> Service:
     meta = decode_meta(ctx, raw, namespaced=True, kind="Service")
     ctx.subject = f"Service {meta.namespace}/{meta.name}"
     spec = get_map(ctx, raw, "spec", "spec")
-    selector = get_string_map(ctx, spec, "selector", "spec.selector") if spec.get("selector") is not None else None
+    selector = (get_string_map(ctx, spec, "selector", "spec.selector")
+                if spec.get("selector") is not None else None)
     return Service(meta=meta, selector=selector)
 
 

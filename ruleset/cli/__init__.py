@@ -17,17 +17,32 @@ import sys
 from ruleset.errors import RulesetError
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = ("score", "schedule", "selector", "validate", "show", "schema", "export", "import_config", "plugins")
+COMMANDS = ("score", "schedule", "selector", "validate", "show", "schema", "export", "import_config",
+            "plugins")
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _VersionAction(argparse.Action):
+    """``--version``, looking the version up only when asked (importlib.metadata is slow to import)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show program's version number and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``ruleset`` parser; with ``only``, just that subcommand's module is imported and registered."""
     parser = argparse.ArgumentParser(
         prog="ruleset",
-        description="Turn TOML scheduling profiles into a Kubernetes-exact scheduler and run it on cluster snapshots.",
+        description="Turn TOML scheduling profiles into a Kubernetes-exact scheduler and run it on cluster "
+                    "snapshots.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in (only,) if only else COMMANDS:
         try:
             module = importlib.import_module(f"ruleset.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -35,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # command not built yet
             raise
         module.register(subparsers)
+    parser.commands = subparsers.choices  # type: ignore[attr-defined]
     return parser
 
 
@@ -56,7 +72,12 @@ def report_problems(exc: RulesetError) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # `ruleset validate …`: import only the command that runs (each module registers one command;
+    # the full parser is built for --help, --version, and anything that is not a command).
+    parser = build_parser(argv[0]) if argv and argv[0] in COMMANDS else None
+    if parser is None or argv[0] not in parser.commands:  # type: ignore[attr-defined]
+        parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help/--version exit 0, usage errors exit 2

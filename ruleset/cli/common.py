@@ -13,7 +13,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="cluster manifests (YAML/JSON, repeatable; default: the bundled demo cluster)")
     parser.add_argument("--output", "-o", choices=("text", "json"), default="text", help="output format")
     parser.add_argument("--seed", type=int, default=0, help="seed for breaking score ties (default 0)")
-    parser.add_argument("--verbose", "-v", action="store_true", help="also report what was skipped in the input")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="also report what was skipped in the input")
 
 
 def report_notes(notes: dict, verbose: bool) -> None:

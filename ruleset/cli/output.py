@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -30,7 +31,8 @@ def write_atomic(path: Path, text: str, force: bool = False) -> None:
     from ruleset.errors import Problem, RulesetError
 
     if path.exists() and not force:
-        raise RulesetError(Problem("already exists; pass --force to overwrite", file=str(path), code="exists"))
+        raise RulesetError(Problem("already exists; pass --force to overwrite", file=str(path),
+                                   code="exists"))
     directory = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
@@ -40,8 +42,6 @@ def write_atomic(path: Path, text: str, force: bool = False) -> None:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise

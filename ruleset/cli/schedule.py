@@ -14,7 +14,8 @@ def register(subparsers: Any) -> None:
                                                "snapshot after each placement.")
     add_run_arguments(parser)
     parser.add_argument("--pods", metavar="FILE", action="append",
-                        help="more manifests to schedule (pods without spec.nodeName are pending; repeatable)")
+                        help="more manifests to schedule (pods without spec.nodeName are pending; "
+                             "repeatable)")
     parser.add_argument("--fail-on-unschedulable", action="store_true",
                         help="exit 1 when any pod could not be scheduled")
     parser.set_defaults(func=run)
@@ -92,7 +93,8 @@ def schedule_text(run: Any) -> str:
     name_width = max((len(r["name"]) for r in rows), default=4)
     lines.append(f"  {'NODE'.ljust(name_width)}    CPU      MEMORY   PODS")
     for r in rows:
-        lines.append(f"  {r['name'].ljust(name_width)}  {_pct(r['cpu']['requested'], r['cpu']['allocatable'])}  "
+        cpu = _pct(r["cpu"]["requested"], r["cpu"]["allocatable"])
+        lines.append(f"  {r['name'].ljust(name_width)}  {cpu}  "
                      f"{_pct(r['memory']['requested'], r['memory']['allocatable'])}   "
                      f"{r['pods']['count']}/{r['pods']['allocatable']}")
     return "\n".join(lines)

@@ -48,7 +48,9 @@ class Plugin:
     #: The framework name, e.g. ``"NodeLabel"``.
     name: ClassVar[str]
     #: JSON Schema of the ``args`` table; the default accepts no args.
-    args_schema: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}, "additionalProperties": False}
+    args_schema: ClassVar[dict[str, Any]] = {
+        "type": "object", "properties": {}, "additionalProperties": False,
+    }
     #: Args dataclass; None means args are passed through as a dict.
     Args: ClassVar[type | None] = None
     #: Deprecated names that still select this plugin (e.g. legacy Policy names).
@@ -102,4 +104,5 @@ class PerNodeScore(Plugin):
 
     @hookimpl
     def ruleset_score(self, state: CycleState, pod: Pod, nodes: NodeSet) -> np.ndarray:
-        return np.fromiter((self.score_node(state, pod, info) for info in nodes), dtype=np.int64, count=len(nodes))
+        scores = (self.score_node(state, pod, info) for info in nodes)
+        return np.fromiter(scores, dtype=np.int64, count=len(nodes))

@@ -9,6 +9,8 @@ returns them for ``ruleset validate``.
 from __future__ import annotations
 
 import difflib
+import json
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -60,15 +62,23 @@ def read_profile_file(path: Path) -> ProfileFile:
     """Read and parse one file; syntax errors become located problems."""
     pf = ProfileFile(path=path)
     try:
-        pf.text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         pf.problems.append(Problem("no such file", file=str(path), code="io-error"))
         return pf
     except OSError as exc:
         pf.problems.append(Problem(f"cannot read: {exc.strerror or exc}", file=str(path), code="io-error"))
         return pf
+    try:
+        # A UTF-8 byte order mark (which some Windows editors write) is not content; tomllib
+        # rejects it, and toml_positions gives it no column.
+        pf.text = raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
-        pf.problems.append(Problem(f"not UTF-8 text: {exc.reason}", file=str(path), code="toml-syntax"))
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        column = len(raw[line_start:exc.start].decode("utf-8", errors="replace")) + 1
+        line = raw.count(b"\n", 0, exc.start) + 1
+        pf.problems.append(Problem(f"not UTF-8 text: {exc.reason}", file=str(path), line=line, column=column,
+                                   code="toml-syntax"))
         return pf
     try:
         pf.data = tomllib.loads(pf.text)
@@ -91,6 +101,15 @@ def read_profile_file(path: Path) -> ProfileFile:
     return pf
 
 
+def display_path(path: str | os.PathLike[str]) -> str:
+    """``path`` relative to the working directory when it lies inside it, else absolute."""
+    real = os.path.realpath(path)
+    cwd = os.path.realpath(os.getcwd())
+    if real.startswith(cwd.rstrip(os.sep) + os.sep):
+        return os.path.relpath(real, cwd)
+    return real
+
+
 def _type_name(value: Any) -> str:
     if isinstance(value, bool):
         return "a boolean"
@@ -107,6 +126,7 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
+_BOUNDS = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
 _TYPE_WORDS = {"integer": "an integer", "string": "a string", "boolean": "a boolean", "array": "an array",
                "object": "a table", "number": "a number"}
 
@@ -116,10 +136,10 @@ def _suggest(word: str, choices: list[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def _schema_problems(pf: ProfileFile, schema: dict[str, Any], registry: PluginRegistry) -> None:
-    from jsonschema import Draft202012Validator
+def _schema_problems(pf: ProfileFile, registry: PluginRegistry) -> None:
+    from ruleset.profile.schema import profile_validator
 
-    validator = Draft202012Validator(schema)
+    validator = profile_validator(registry)
     known_plugins = registry.names() + sorted(registry.aliases)
     plugins = pf.data.get("plugins")
     if isinstance(plugins, dict):
@@ -131,7 +151,7 @@ def _schema_problems(pf: ProfileFile, schema: dict[str, Any], registry: PluginRe
                 pf.problem(("plugins", name), f"unknown plugin {name!r}{hint}{extra}", "unknown-plugin")
     for error in sorted(validator.iter_errors(pf.data), key=lambda e: list(map(str, e.absolute_path))):
         path = tuple(error.absolute_path)
-        if len(path) >= 2 and path[0] == "plugins" and registry.get(path[1]) is None and path[2:3] == ("args",):
+        if len(path) >= 3 and path[0] == "plugins" and path[2] == "args" and registry.get(path[1]) is None:
             continue  # args of an unknown plugin: the unknown plugin is the problem
         keyword = error.validator
         if keyword == "additionalProperties":
@@ -148,20 +168,25 @@ def _schema_problems(pf: ProfileFile, schema: dict[str, Any], registry: PluginRe
                            "unknown-arg" if where == "arg" else "unknown-key")
         elif keyword == "type":
             wanted = error.validator_value
-            words = " or ".join(_TYPE_WORDS.get(t, t) for t in (wanted if isinstance(wanted, list) else [wanted]))
+            wanted = wanted if isinstance(wanted, list) else [wanted]
+            words = " or ".join(_TYPE_WORDS.get(t, t) for t in wanted)
             pf.problem(path, f"expected {words}, got {_type_name(error.instance)} ({error.instance!r})",
                        "invalid-type", value=True)
         elif keyword == "required":
             missing = [k for k in error.validator_value if k not in error.instance]
             for key in missing:
                 pf.problem(path, f"missing required key {key!r}", "missing-key")
+        elif keyword in ("minimum", "maximum") and _is_weight(path):
+            pf.problem(path, _weight_range_message(pf, path, error.instance), "weight-range", value=True)
         elif keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-            bound = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[keyword]
+            bound = _BOUNDS[keyword]
             pf.problem(path, f"{error.instance!r} is out of range: must be {bound} {error.validator_value}",
                        "out-of-range", value=True)
         elif keyword == "enum":
             choices = ", ".join(repr(v) for v in error.validator_value)
-            pf.problem(path, f"{error.instance!r} is not one of {choices}", "invalid-value", value=True)
+            hint = _suggest(error.instance, [v for v in error.validator_value if isinstance(v, str)]) \
+                if isinstance(error.instance, str) else ""
+            pf.problem(path, f"{error.instance!r} is not one of {choices}{hint}", "invalid-value", value=True)
         elif keyword == "anyOf" and path[:1] == ("rules",):
             pf.problem(path, "a rule needs 'require' (a filter), 'prefer' (a score) or both", "missing-key")
         elif keyword == "minLength":
@@ -170,6 +195,24 @@ def _schema_problems(pf: ProfileFile, schema: dict[str, Any], registry: PluginRe
             pf.problem(path, "has duplicate entries", "invalid-value", value=True)
         else:
             pf.problem(path, error.message, "schema", value=True)
+
+
+def _is_weight(path: tuple) -> bool:
+    """``plugins.<Name>.weight`` or ``rules[i].weight``."""
+    return len(path) == 3 and path[2] == "weight" and path[0] in ("plugins", "rules")
+
+
+def _weight_range_message(pf: ProfileFile, path: tuple, weight: Any) -> str:
+    """Legacy Policy validation's words (``validatePriorityOrDie``), with the bounds spelled out."""
+    from ruleset.profile.schema import MAX_WEIGHT
+
+    if path[0] == "plugins":
+        what = f"plugin {path[1]}"
+    else:
+        rule = pf.data["rules"][path[1]]
+        what = f"rule {rule['name']}" if isinstance(rule.get("name"), str) else f"rules[{path[1]}]"
+    return (f"{what} should have a positive weight applied to it or it has overflown: weight must be in "
+            f"[1, {MAX_WEIGHT}], got {weight!r}")
 
 
 def resolve_extends(value: str, base_dir: Path) -> Path | None:
@@ -196,7 +239,8 @@ def resolve_profile_argument(value: str) -> Path:
         if bundled is not None:
             return bundled
     names = ", ".join(resources.bundled_profile_names())
-    raise RulesetError(Problem(f"no such profile file, and no bundled profile of that name (bundled: {names})",
+    raise RulesetError(Problem(f"no such profile file, and no bundled profile of that name "
+                               f"(bundled: {names})",
                                file=value, code="io-error"))
 
 
@@ -205,7 +249,6 @@ class _Assembler:
 
     def __init__(self, registry: PluginRegistry):
         self.registry = registry
-        self.schema = None
         self.files: dict[Path, ProfileFile] = {}
         self.problems: list[Problem] = []
 
@@ -214,11 +257,7 @@ class _Assembler:
         if key not in self.files:
             pf = read_profile_file(path)
             if pf.parsed:
-                if self.schema is None:
-                    from ruleset.profile.schema import profile_schema
-
-                    self.schema = profile_schema(self.registry)
-                _schema_problems(pf, self.schema, self.registry)
+                _schema_problems(pf, self.registry)
             self.files[key] = pf
             self.problems.extend(pf.problems)
         return self.files[key]
@@ -237,7 +276,7 @@ class _Assembler:
                                                 f"(neither a bundled profile nor a file next to this one)",
                                                 "extends-not-found", value=True))
             elif target.resolve() in chain or target.resolve() == path.resolve():
-                cycle = " -> ".join(str(p) for p in (*chain, path.resolve(), target.resolve()))
+                cycle = " -> ".join(display_path(p) for p in (*chain, path.resolve(), target.resolve()))
                 self.problems.append(pf.problem(("extends",), f"extends cycle: {cycle}", "extends-cycle",
                                                 value=True))
             else:
@@ -271,7 +310,8 @@ class _Assembler:
     def _merge_plugin(self, profile: Profile, pf: ProfileFile, name: str, table: dict[str, Any]) -> None:
         canonical = self.registry.canonical_name(name)
         if canonical != name:
-            pf.problem(("plugins", name), f"{name!r} is a deprecated name for {canonical!r}", "deprecated-name",
+            pf.problem(("plugins", name), f"{name!r} is a deprecated name for {canonical!r}",
+                       "deprecated-name",
                        severity="warning")
             self.problems.append(pf.problems[-1])
         existing = profile.plugin(canonical)
@@ -312,7 +352,8 @@ class _Assembler:
         for i, existing in enumerate(profile.rules):
             if existing.name == rule.name:
                 if existing.origin.file == rule.origin.file:
-                    pf.problem(("rules", index, "name"), f"duplicate rule name {rule.name!r}", "duplicate-rule",
+                    pf.problem(("rules", index, "name"), f"duplicate rule name {rule.name!r}",
+                               "duplicate-rule",
                                value=True)
                     self.problems.append(pf.problems[-1])
                 profile.rules[i] = rule
@@ -325,18 +366,39 @@ def _copy(config: PluginConfig) -> PluginConfig:
                         origin=config.origin, args_origin=config.args_origin)
 
 
-def check_profile(path: Path, registry: PluginRegistry | None = None) -> tuple[Profile | None, list[Problem]]:
-    """Load a profile and check everything short of running it; returns (profile, problems)."""
+@dataclass
+class ProfileCheck:
+    """The outcome of :func:`check_profile_files`: the profile, every problem, every file read."""
+
+    profile: Profile | None
+    problems: list[Problem]
+    #: Each file of the extends chain by resolved path, the checked file first.
+    files: dict[Path, ProfileFile]
+
+
+def check_profile_files(path: Path, registry: PluginRegistry | None = None) -> ProfileCheck:
+    """:func:`check_profile`, also returning the parsed files (for ``ruleset validate``'s locations).
+
+    Checks that need the assembled profile (each plugin's args, points, weights, rules) run
+    even when other parts of the files have errors, skipping only what those errors make
+    unreadable, so that one run reports every problem.
+    """
     registry = registry or load_registry()
     assembler = _Assembler(registry)
     profile = assembler.assemble(Path(path))
     problems = list(assembler.problems)
-    if profile is not None and not any(p.severity == "error" for p in problems):
-        problems.extend(_semantic_problems(profile, registry, assembler))
+    if profile is not None:
+        problems.extend(_semantic_problems(profile, registry, assembler, problems))
     files = {str(f.path): i for i, f in enumerate(assembler.files.values())}
     ordered = sorted(_dedupe(problems), key=lambda p: (files.get(p.file or "", len(files)), p.line or 0,
                                                        p.column or 0))
-    return profile, ordered
+    return ProfileCheck(profile, ordered, assembler.files)
+
+
+def check_profile(path: Path, registry: PluginRegistry | None = None) -> tuple[Profile | None, list[Problem]]:
+    """Load a profile and check everything short of running it; returns (profile, problems)."""
+    check = check_profile_files(path, registry)
+    return check.profile, check.problems
 
 
 def _dedupe(problems: list[Problem]) -> list[Problem]:
@@ -349,38 +411,144 @@ def _dedupe(problems: list[Problem]) -> list[Problem]:
     return out
 
 
-def _semantic_problems(profile: Profile, registry: PluginRegistry, assembler: _Assembler) -> list[Problem]:
-    """Checks that need the assembled profile: args rules, points, rules' selectors."""
-    from ruleset.framework.runtime import POINT_HOOKS, POINT_TITLES, check_plugin_args, implemented_points
+def _where_set(profile: Profile, assembler: _Assembler, name: str,
+               key: str) -> tuple[ProfileFile, str] | None:
+    """The file (and the plugin name as written there) whose ``[plugins.<name>] key`` is in effect.
+
+    The extends chain is searched child first; an ``enabled = false`` on the way drops what
+    the files further up had set.
+    """
+    registry = assembler.registry
+    by_name = {str(pf.path): pf for pf in assembler.files.values()}
+    for file in profile.files:
+        pf = by_name.get(file)
+        plugins = pf.data.get("plugins") if pf is not None else None
+        if not isinstance(plugins, dict):
+            continue
+        for written, table in plugins.items():
+            if registry.canonical_name(written) != name or not isinstance(table, dict):
+                continue
+            if key in table:
+                return pf, written
+            if table.get("enabled") is False:
+                return None
+    return None
+
+
+def effective_points(cls: type, points: tuple[str, ...] | None) -> list[str]:
+    """The extension points a plugin runs at, as :class:`~ruleset.framework.runtime.Framework` builds them."""
+    from ruleset.framework.runtime import IMPLIED_POINTS, POINT_HOOKS, implemented_points
+
+    available = implemented_points(cls)
+    if points is None:
+        return available
+    wanted = set()
+    for point in points:
+        if point in available:
+            wanted.add(point)
+            wanted.update(p for p in IMPLIED_POINTS.get(point, ()) if p in available)
+    return [p for p in POINT_HOOKS if p in wanted]
+
+
+def _semantic_problems(profile: Profile, registry: PluginRegistry, assembler: _Assembler,
+                       found: list[Problem]) -> list[Problem]:
+    """Checks that need the assembled profile: args rules, points, weights, rules' selectors.
+
+    ``found`` are the problems already reported; a setting they flag as an error is not
+    checked again (its value is not what the user meant, and one report is enough).
+    """
+    from ruleset.framework.runtime import (
+        MAX_NODE_SCORE,
+        MAX_TOTAL_SCORE,
+        POINT_HOOKS,
+        POINT_TITLES,
+        check_plugin_args,
+        implemented_points,
+    )
+
+    flagged = [(p.file, p.path) for p in found if p.severity == "error" and p.path]
+
+    def is_flagged(where: tuple[ProfileFile, str], key: str) -> bool:
+        pf, written = where
+        text = format_path(("plugins", written, key))
+        return any(file == str(pf.path) and (path == text or path.startswith((f"{text}.", f"{text}[")))
+                   for file, path in flagged)
 
     problems: list[Problem] = []
-    if not profile.name:
+    if not profile.name and not found:  # (the schema reports a missing or bad name already)
         problems.append(Problem("missing required key 'name'", file=profile.files[0], line=1, column=1,
                                 code="missing-key"))
-    for config in profile.plugins:
-        cls = registry.get(config.name)
+    configs = list(profile.plugins)
+    if profile.rules and all(c.name != "Rules" for c in configs):
+        configs.append(None)  # the framework adds the Rules plugin (weight 1) for the profile's rules
+    total_score = 0
+    score_weights: list[tuple[int, tuple[ProfileFile, str] | None, PluginConfig | None]] = []
+    for config in configs:
+        implicit = config is None
+        name = "Rules" if implicit else config.name
+        cls = registry.get(name)
         if cls is None:
             continue
-        _, arg_problems = check_plugin_args(cls, config.args)
-        pf = assembler.files.get(Path(config.args_origin.file).resolve()) if config.args_origin.file else None
-        for path, message in arg_problems:
-            key_path = ("plugins", config.name, "args", *path)
-            origin = pf.origin(key_path) if pf else config.args_origin
-            problems.append(Problem(message, file=origin.file, line=origin.line, column=origin.column,
-                                    path=format_path(key_path), code="invalid-args"))
+        args_at = None if implicit else _where_set(profile, assembler, name, "args")
+        if not implicit and not (args_at and is_flagged(args_at, "args")):
+            _, arg_problems = check_plugin_args(cls, config.args)
+            for path, message in arg_problems:
+                if args_at is not None:
+                    pf, written = args_at
+                    problems.append(pf.problem(("plugins", written, "args", *path), message, "invalid-args"))
+                else:  # default args (none written) that the plugin rejects
+                    origin = config.origin
+                    problems.append(Problem(message, file=origin.file, line=origin.line, column=origin.column,
+                                            path=format_path(("plugins", name, "args", *path)),
+                                            code="invalid-args"))
         available = implemented_points(cls)
-        for point in config.points or ():
-            if point in POINT_HOOKS and point not in available:
-                problems.append(Problem(f"plugin {config.name!r} does not extend {POINT_TITLES[point]} plugin",
-                                        file=config.origin.file, line=config.origin.line,
-                                        column=config.origin.column, path=format_path(("plugins", config.name,
-                                                                                       "points")),
-                                        code="point-not-implemented"))
+        points = None if implicit else config.points
+        points_at = _where_set(profile, assembler, name, "points")
+        for i, point in enumerate(points or ()):
+            if point in POINT_HOOKS and point not in available and points_at is not None:
+                pf, written = points_at
+                problems.append(pf.problem(("plugins", written, "points", i),
+                                           f"plugin {name!r} does not extend {POINT_TITLES[point]} plugin",
+                                           "point-not-implemented", value=True))
+        weight = 1 if implicit else config.weight
+        weight_at = None if implicit else _where_set(profile, assembler, name, "weight")
+        if weight_at is not None and is_flagged(weight_at, "weight"):
+            continue
+        if "score" not in effective_points(cls, points):
+            if weight_at is not None:
+                pf, written = weight_at
+                why = (f"plugin {name!r} does not extend Score plugin" if "score" not in available else
+                       f"plugin {name!r} is limited to points {json.dumps(list(points or ()))}, "
+                       f"which do not include score")
+                problems.append(pf.problem(("plugins", written, "weight"), f"weight has no effect: {why}",
+                                           "weight-without-score", severity="warning", value=True))
+            continue
+        score_weights.append((weight, weight_at, config))
+        total_score += weight * MAX_NODE_SCORE
+    # NewFramework fails the build when Σ weight × MaxNodeScore exceeds MaxTotalScore. The
+    # problem is the sum; it is reported once, at the largest weight (one the checked file
+    # writes, if any), which is the one to lower.
+    if total_score > MAX_TOTAL_SCORE:
+        root = str(profile.files[0])
+        written_here = [w for w in score_weights if w[1] is not None and str(w[1][0].path) == root]
+        weight, weight_at, config = max(written_here or score_weights, key=lambda w: w[0])
+        message = "total score of Score plugins could overflow"
+        if weight_at is not None:
+            pf, written = weight_at
+            problems.append(pf.problem(("plugins", written, "weight"), message, "weight-overflow",
+                                       value=True))
+        else:
+            origin = profile.rules[0].origin if config is None else config.origin
+            key_path = ("rules",) if config is None else ("plugins", config.name)
+            problems.append(Problem(message, file=origin.file, line=origin.line, column=origin.column,
+                                    path=format_path(key_path), code="weight-overflow"))
     problems.extend(_rule_problems(profile))
     return problems
 
 
 def _rule_problems(profile: Profile) -> list[Problem]:
+    if not profile.rules:
+        return []
     try:
         from ruleset.rules import rule_problems
     except ModuleNotFoundError:  # rules not built yet

@@ -1,5 +1,7 @@
 """The framework runtime: hook validation at load, dispatch order, points, failure isolation."""
 
+from typing import ClassVar
+
 import numpy as np
 import pytest
 
@@ -58,7 +60,7 @@ class NameLength(PerNodeScore):
 
 class Recorder(Plugin):
     name = "Recorder"
-    calls: list = []
+    calls: ClassVar[list] = []
 
     @hookimpl
     def ruleset_filter(self, nodes):

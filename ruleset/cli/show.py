@@ -1,0 +1,192 @@
+"""``ruleset show PROFILE``: the effective profile after ``extends``, as the scheduler runs it.
+
+The plugins per extension point come from the built framework's call tables, so they are
+exactly what runs, in run order, including the plugins the framework adds by itself
+(PrioritySort and DefaultBinder when no QueueSort/Bind plugin is named, Rules when the
+profile has rules). Args are shown with their defaults filled in. ``--output toml`` prints
+a complete, flattened profile (no ``extends``) that loads into the same framework.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from typing import Any
+
+OUTPUTS = ("text", "json", "toml")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "show", help="print the effective profile after extends",
+        description="Resolve a profile's extends chain, build its framework and print what the scheduler "
+                    "runs: plugins per extension point in run order, weights, args with defaults, rules.")
+    parser.add_argument("profile", metavar="PROFILE", help="a profile file or the name of a bundled profile")
+    parser.add_argument("--output", "-o", choices=OUTPUTS, default="text",
+                        help="text (default), json, or toml (a flattened profile you can save)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ruleset.cli.output import print_json
+
+    document = effective_profile(args.profile)
+    if args.output == "json":
+        print_json(document)
+    elif args.output == "toml":
+        print(profile_toml(document), end="")
+    else:
+        print(profile_text(document), end="")
+    return 0
+
+
+def effective_profile(argument: str) -> dict[str, Any]:
+    """Load, build and describe a profile (raises RulesetError, exit 2, when it does not load)."""
+    from ruleset.framework.runtime import POINT_HOOKS, Framework
+    from ruleset.pluginmanager import load_registry
+    from ruleset.profile.loader import display_path, load_profile
+
+    registry = load_registry()
+    profile = load_profile(argument)
+    framework = Framework(profile, registry)
+    written = {config.name for config in profile.plugins}
+    plugins = []
+    for name, config in framework.configs.items():
+        cls = registry.get(name)
+        points = framework.points[name]
+        origin = config.origin
+        plugins.append({
+            "name": name,
+            "implicit": name not in written,
+            "points": points,
+            "configuredPoints": list(config.points) if config.points is not None else None,
+            "weight": config.weight if "score" in points else None,
+            "args": cls.args_to_dict(cls.parse_args(config.args)),
+            "origin": (f"{display_path(origin.file)}:{origin.line}:{origin.column}"
+                       if origin.file and name in written else None),
+        })
+    return {
+        "name": profile.name,
+        "description": profile.description or None,
+        "files": [display_path(file) for file in profile.files],
+        "percentageOfNodesToScore": profile.percentage_of_nodes_to_score,
+        "extensionPoints": {point: [step.plugin for step in framework.tables[hooks[0]]]
+                            for point, hooks in POINT_HOOKS.items()},
+        "plugins": plugins,
+        "rules": [{"name": rule.name, "pods": rule.pods, "require": rule.require, "prefer": rule.prefer,
+                   "weight": rule.weight} for rule in profile.rules],
+    }
+
+
+# ------------------------------------------------------------------------------------ text
+def profile_text(document: dict[str, Any]) -> str:
+    lines = [f"profile {document['name']}"]
+    if document["description"]:
+        lines.append(f"  {document['description']}")
+    lines.append(f"files: {' extends '.join(document['files'])}")
+    pct = document["percentageOfNodesToScore"]
+    lines.append(f"percentageOfNodesToScore: {pct if pct else '0 (adaptive)'}")
+    lines.append("")
+    weights = {p["name"]: p["weight"] for p in document["plugins"]}
+    lines.append("extension points, in run order:")
+    width = max(len(point) for point in document["extensionPoints"])
+    for point, names in document["extensionPoints"].items():
+        if not names:
+            continue
+        shown = [f"{n}×{weights[n]}" if point == "score" else n for n in names]
+        lines.append(f"  {point.ljust(width)}  {', '.join(shown)}")
+    lines.append("")
+    lines.append("plugins:")
+    for plugin in document["plugins"]:
+        head = f"  {plugin['name']}"
+        notes = []
+        if plugin["weight"] is not None:
+            notes.append(f"weight {plugin['weight']}")
+        notes.append(f"points {', '.join(plugin['points']) or '(none)'}")
+        if plugin["implicit"]:
+            notes.append("added by the framework")
+        elif plugin["origin"]:
+            notes.append(f"from {plugin['origin']}")
+        lines.append(f"{head}  ({'; '.join(notes)})")
+        for key, value in plugin["args"].items():
+            lines.append(f"      {toml_key(key)} = {toml_value(value)}")
+    if document["rules"]:
+        lines.append("")
+        lines.append("rules:")
+        for rule in document["rules"]:
+            parts = [f"weight {rule['weight']}"]
+            for key in ("pods", "require", "prefer"):
+                if rule[key]:
+                    parts.append(f"{key}: {rule[key]}")
+            lines.append(f"  {rule['name']}  ({'; '.join(parts)})")
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------------ TOML
+def profile_toml(document: dict[str, Any]) -> str:
+    """A complete profile without ``extends``: loading it builds the same framework."""
+    lines = [f"# The effective profile {document['name']!r}, flattened by `ruleset show -o toml` from "
+             f"{', '.join(document['files'])}.",
+             f"name = {toml_string(document['name'])}"]
+    if document["description"]:
+        lines.append(f"description = {toml_string(document['description'])}")
+    if document["percentageOfNodesToScore"] is not None:
+        lines.append(f"percentageOfNodesToScore = {document['percentageOfNodesToScore']}")
+    for plugin in document["plugins"]:
+        lines.append("")
+        lines.append(f"[plugins.{toml_key(plugin['name'])}]")
+        if plugin["weight"] is not None:
+            lines.append(f"weight = {plugin['weight']}")
+        if plugin["configuredPoints"] is not None:
+            lines.append(f"points = {toml_value(plugin['configuredPoints'])}")
+        if plugin["args"]:
+            lines.append(f"args = {toml_value(plugin['args'])}")
+    for rule in document["rules"]:
+        lines.append("")
+        lines.append("[[rules]]")
+        for key in ("name", "pods", "require", "prefer", "weight"):
+            if rule[key] is not None and rule[key] != "":
+                lines.append(f"{key} = {toml_value(rule[key])}")
+    return "\n".join(lines) + "\n"
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def toml_string(text: str) -> str:
+    out = []
+    for ch in text:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def toml_key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else toml_string(key)
+
+
+def toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return toml_string(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        items = [f"{toml_key(str(k))} = {toml_value(v)}" for k, v in value.items() if v is not None]
+        return "{ " + ", ".join(items) + " }" if items else "{}"
+    raise TypeError(f"cannot write {type(value).__name__} as TOML")

@@ -1,0 +1,37 @@
+"""GitHub Actions workflow commands: ``::error file=…,line=…,col=…,title=<code>::<message>``.
+
+Each problem becomes an annotation on the file in the pull request; the summary line
+closes the log. Data and property values are escaped as ``@actions/core`` escapes them.
+"""
+
+from __future__ import annotations
+
+from ruleset.errors import Problem
+from ruleset.validate.checks import Report
+from ruleset.validate.formats.text import summary
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(problem: Problem) -> str:
+    properties = [f"file={escape_property(problem.file or '')}"]
+    if problem.line is not None:
+        properties.append(f"line={problem.line}")
+        if problem.column is not None:
+            properties.append(f"col={problem.column}")
+    properties.append(f"title={escape_property(problem.code)}")
+    what = f"{problem.path}: {problem.message}" if problem.path else problem.message
+    kind = "error" if problem.severity == "error" else "warning"
+    return f"::{kind} {','.join(properties)}::{escape_data(what)}"
+
+
+def render(report: Report) -> str:
+    lines = [command(problem) for file in report.files for problem in file.problems]
+    lines.append(summary(report))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,49 @@
+"""JUnit XML: one ``<testsuite>``, one ``<testcase>`` per file, one ``<failure>`` per problem.
+
+Errors are failures (``type`` is the problem code); a file that cannot be read gets an
+``<error>``. Warnings are failures only under ``--strict``; otherwise they are listed in
+the test case's ``<system-out>``. Counts follow the usual reading (and junitparser's): a
+suite's ``failures`` and ``errors`` count those elements.
+"""
+
+from __future__ import annotations
+
+from xml.etree import ElementTree as ET
+
+from ruleset.validate.checks import Report
+from ruleset.validate.formats.text import line
+
+SUITE = "ruleset validate"
+
+
+def render(report: Report) -> str:
+    suite = ET.Element("testsuite", name=SUITE)
+    failures = errors = 0
+    total_time = 0.0
+    for file in report.files:
+        case = ET.SubElement(suite, "testcase", name=file.path, classname=SUITE, file=file.path,
+                             time=f"{file.seconds:.3f}")
+        total_time += file.seconds
+        out = []
+        for problem in file.problems:
+            what = f"{problem.path}: {problem.message}" if problem.path else problem.message
+            if problem.code == "io-error":
+                tag = "error"
+                errors += 1
+            elif problem.severity == "error" or report.strict:
+                tag = "failure"
+                failures += 1
+            else:
+                out.append(line(problem))
+                continue
+            element = ET.SubElement(case, tag, message=what, type=problem.code)
+            element.text = line(problem)
+        if out:
+            ET.SubElement(case, "system-out").text = "\n".join(out)
+    attributes = {"tests": str(len(report.files)), "failures": str(failures), "errors": str(errors),
+                  "skipped": "0", "time": f"{total_time:.3f}"}
+    suite.attrib.update(attributes)
+    root = ET.Element("testsuites", name=SUITE, **{k: v for k, v in attributes.items() if k != "skipped"})
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

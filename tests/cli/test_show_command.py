@@ -1,0 +1,140 @@
+"""``ruleset show PROFILE``: the effective profile, exactly as the framework runs it."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ruleset.cli import main
+from ruleset.framework.runtime import POINT_HOOKS, Framework
+from ruleset.pluginmanager import load_registry
+from ruleset.profile.loader import load_profile, tomllib
+
+BUNDLED = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "profiles").glob("*.toml"))
+
+
+def run(capsys, *argv):
+    code = main(["show", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def child(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "base.toml").write_text(textwrap.dedent("""\
+        name = "base"
+        [plugins.NodeResourcesFit]
+        [plugins.NodeLabel]
+        weight = 2
+        args = { presentLabelsPreference = ["ssd"] }
+        """))
+    path = tmp_path / "child.toml"
+    path.write_text(textwrap.dedent("""\
+        name = "child"
+        extends = "base.toml"
+        percentageOfNodesToScore = 70
+        [plugins.NodeResourcesLeastAllocated]
+        weight = 3
+        [[rules]]
+        name = "ssd"
+        prefer = "disktype=ssd"
+        weight = 4
+        """))
+    return path
+
+
+def tables(framework: Framework) -> dict[str, list[tuple[str, int]]]:
+    return {hook: [(s.plugin, s.weight) for s in steps] for hook, steps in framework.tables.items()}
+
+
+def test_json_is_what_the_framework_runs(child, capsys):
+    code, out, err = run(capsys, "child.toml", "-o", "json")
+    assert (code, err) == (0, "")
+    doc = json.loads(out)
+    assert doc["schemaVersion"] == 1
+    assert doc["name"] == "child" and doc["percentageOfNodesToScore"] == 70
+    assert doc["files"] == ["child.toml", "base.toml"]
+    framework = Framework(load_profile(child), load_registry())
+    assert doc["extensionPoints"] == {point: [s.plugin for s in framework.tables[hooks[0]]]
+                                      for point, hooks in POINT_HOOKS.items()}
+    assert doc["extensionPoints"]["queueSort"] == ["PrioritySort"]
+    assert doc["extensionPoints"]["bind"] == ["DefaultBinder"]
+    assert doc["extensionPoints"]["score"] == ["NodeLabel", "NodeResourcesLeastAllocated", "Rules"]
+    plugins = {p["name"]: p for p in doc["plugins"]}
+    names = ["NodeResourcesFit", "NodeLabel", "NodeResourcesLeastAllocated", "Rules", "PrioritySort",
+             "DefaultBinder"]
+    assert [p["name"] for p in doc["plugins"]] == names
+    implicit = {name for name, p in plugins.items() if p["implicit"]}
+    assert implicit == {"Rules", "PrioritySort", "DefaultBinder"}
+    assert plugins["NodeLabel"]["weight"] == 2 and plugins["NodeResourcesFit"]["weight"] is None
+    assert plugins["NodeLabel"]["origin"] == "base.toml:3:10"
+    # args with their defaults filled in
+    assert plugins["NodeLabel"]["args"] == {"presentLabels": [], "absentLabels": [],
+                                            "presentLabelsPreference": ["ssd"], "absentLabelsPreference": []}
+    assert plugins["NodeResourcesLeastAllocated"]["args"] == {"resources": [{"name": "cpu", "weight": 1},
+                                                                            {"name": "memory", "weight": 1}]}
+    assert doc["rules"] == [
+        {"name": "ssd", "pods": "", "require": None, "prefer": "disktype=ssd", "weight": 4}]
+
+
+def test_text(child, capsys):
+    code, out, _ = run(capsys, "child.toml")
+    assert code == 0
+    assert "files: child.toml extends base.toml" in out
+    assert "  score       NodeLabel×2, NodeResourcesLeastAllocated×3, Rules×1" in out
+    assert "  PrioritySort  (points queueSort; added by the framework)" in out
+    assert "      presentLabelsPreference = [\"ssd\"]" in out
+    assert "  ssd  (weight 4; prefer: disktype=ssd)" in out
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_toml_is_a_flattened_profile_that_builds_the_same_framework(name, tmp_path, capsys):
+    code, out, _ = run(capsys, name, "--output", "toml")
+    assert code == 0
+    data = tomllib.loads(out)
+    assert "extends" not in data
+    saved = tmp_path / "flat.toml"
+    saved.write_text(out, encoding="utf-8")
+    assert main(["validate", "--strict", str(saved)]) == 0
+    capsys.readouterr()
+    registry = load_registry()
+    original = Framework(load_profile(name), registry)
+    flattened = Framework(load_profile(saved), registry)
+    assert tables(flattened) == tables(original)
+    assert {n: c.args for n, c in flattened.configs.items()} == {
+        n: type(original.plugins[n]).args_to_dict(type(original.plugins[n]).parse_args(c.args))
+        for n, c in original.configs.items()}
+
+
+def test_toml_of_a_profile_with_rules_round_trips(child, capsys, tmp_path):
+    _, out, _ = run(capsys, "child.toml", "-o", "toml")
+    (tmp_path / "flat.toml").write_text(out)
+    registry = load_registry()
+    assert tables(Framework(load_profile(tmp_path / "flat.toml"), registry)) == tables(
+        Framework(load_profile(child), registry))
+
+
+def test_toml_strings_are_escaped():
+    from ruleset.cli.show import toml_key, toml_value
+
+    value = {"a b": ['quo"te', "back\\slash", "tab\t", "\x7f", "é"], "n": [1, 2.5, True, float("inf")]}
+    text = f"x = {toml_value(value)}\n{toml_key('plain-key')} = 1\n"
+    assert tomllib.loads(text) == {"x": value, "plain-key": 1}
+
+
+def test_invalid_profile_exits_2_with_located_errors(tmp_path, capsys):
+    path = tmp_path / "bad.toml"
+    path.write_text('name = "bad"\n[plugins.NodeLabl]\n')
+    code, out, err = run(capsys, str(path))
+    assert (code, out) == (2, "")
+    assert err == (f"error: {path}:2:10: plugins.NodeLabl: unknown plugin 'NodeLabl'; "
+                   "did you mean 'NodeLabel'?\n")
+
+
+def test_unknown_profile_name_exits_2(capsys):
+    code, _, err = run(capsys, "no-such-profile")
+    assert code == 2 and "no such profile file, and no bundled profile of that name" in err
