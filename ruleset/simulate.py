@@ -49,7 +49,12 @@ class ScoreReport:
 
 
 def score_pod(framework: Framework, state: ClusterState, pod: Pod, seed: int = 0) -> ScoreReport:
-    """Filter and score ``pod`` on every node, as the first cycle of a fresh scheduler would."""
+    """Filter and score ``pod`` on every node, as the first cycle of a fresh scheduler would.
+
+    Pending pods that carry ``status.nominatedNodeName`` hold room on their nodes, as the
+    scheduler's nominator makes them do.
+    """
+    nominate_pending(framework, state, exclude=pod)
     scheduler = Scheduler(framework, state.snapshot, seed=seed)
     result = scheduler.schedule(pod, always_score=True)
     return ScoreReport(pod=pod, profile=framework.profile, state=state, result=result)
@@ -125,6 +130,7 @@ def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> Sc
     queue = SchedulingQueue(framework.queue_less)
     run = ScheduleRun(profile=framework.profile, state=state)
     nominated = framework.handle.nominated
+    nominate_pending(framework, state)
     # A logical clock for re-queued pods: later than every creation timestamp.
     clock = max((p.meta.creation_timestamp or 0.0 for p in state.pending), default=0.0)
     for pod in state.pending:
@@ -133,8 +139,6 @@ def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> Sc
             run.placements.append(Placement(pod=pod, node=None, reason=error, attempts=0))
             run.events.append(Event("error", pod.key, detail={"reason": error}))
             continue
-        if pod.nominated_node_name and pod.nominated_node_name in state.snapshot.node_index:
-            nominated.setdefault(pod.nominated_node_name, []).append(pod)
         queue.add(pod, pod.meta.creation_timestamp)
     while True:
         info = queue.pop()
@@ -176,6 +180,17 @@ def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> Sc
     for info in queue.unschedulable.values():
         run.placements.append(Placement(info.pod, None, reason=info.last_failure, attempts=info.attempts))
     return run
+
+
+def nominate_pending(framework: Framework, state: ClusterState, exclude: Pod | None = None) -> None:
+    """Register pending pods' ``status.nominatedNodeName`` with the framework's nominator."""
+    nominated = framework.handle.nominated
+    for pod in state.pending:
+        node = pod.nominated_node_name
+        if pod is exclude or not node or node not in state.snapshot.node_index or pod in state.pod_errors:
+            continue
+        if pod not in nominated.get(node, []):
+            nominated.setdefault(node, []).append(pod)
 
 
 def _forget_nomination(nominated: dict[str, list[Pod]], pod: Pod) -> None:

@@ -124,3 +124,31 @@ def test_defaults_run_on_the_bundled_demo(capsys):
     assert code == 0
     assert data["profile"] == "default"
     assert len(data["nodes"]) == 24
+
+
+NOMINATED = """\
+kind: List
+items:
+- kind: Node
+  metadata: {name: n1}
+  status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+- kind: Node
+  metadata: {name: n2}
+  status: {allocatable: {cpu: "1", memory: 8Gi, pods: "110"}}
+- kind: Pod
+  metadata: {name: reserved, namespace: shop}
+  spec: {priority: 100, containers: [{name: c, resources: {requests: {cpu: "2"}}}]}
+  status: {nominatedNodeName: n1}
+"""
+
+
+def test_pending_pods_nominated_to_a_node_hold_room_there(tmp_path, capsys):
+    """As the scheduler's nominator does: a lower-priority pod must fit next to the nominated pod."""
+    pod = "kind: Pod\nmetadata: {name: web, namespace: shop}\nspec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\n"
+    profile = 'name = "fit"\n[plugins.NodeResourcesFit]\n'
+    code, out, _ = run(capsys, "score", *files(tmp_path, profile=profile, cluster=NOMINATED, pod=pod), "-o", "json")
+    data = json.loads(out)
+    assert code == 0
+    assert [(n["name"], n["filter"]["code"], n["filter"]["reasons"]) for n in data["nodes"]] == [
+        ("n1", "Unschedulable", ["Insufficient cpu"]), ("n2", "Success", [])]
+    assert data["selected"] == "n2"
