@@ -177,7 +177,8 @@ class Framework:
                 for hook in POINT_HOOKS[point]:
                     impl = impls.get(name, {}).get(hook)
                     if impl is not None:
-                        self.tables[hook].append(Step(name, impl.function, tuple(impl.argnames), config.weight))
+                        self.tables[hook].append(Step(config.label, impl.function, tuple(impl.argnames),
+                                                      config.weight))
         self._check_tables(problems)
         if problems:
             raise FrameworkError(problems)

@@ -8,6 +8,7 @@ returns them for ``ruleset validate``.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import os
@@ -322,7 +323,8 @@ class _Assembler:
             return
         profile.disabled.discard(canonical)
         origin = pf.origin(("plugins", name))
-        config = existing or PluginConfig(name=canonical, origin=origin, args_origin=origin)
+        config = existing or PluginConfig(name=canonical, origin=origin, args_origin=origin,
+                                          written_name=name if name != canonical else None)
         if existing is None:
             profile.plugins.append(config)
         config.origin = origin
@@ -362,8 +364,7 @@ class _Assembler:
 
 
 def _copy(config: PluginConfig) -> PluginConfig:
-    return PluginConfig(name=config.name, weight=config.weight, points=config.points, args=dict(config.args),
-                        origin=config.origin, args_origin=config.args_origin)
+    return dataclasses.replace(config, args=dict(config.args))
 
 
 @dataclass

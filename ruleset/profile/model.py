@@ -28,6 +28,13 @@ class PluginConfig:
     origin: Origin = field(default_factory=Origin)
     #: File (and position) the args came from, which may differ from ``origin`` after extends.
     args_origin: Origin = field(default_factory=Origin)
+    #: The name the profile first wrote, when it was a deprecated alias (e.g. ServiceSpreading).
+    written_name: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The name results are reported under: as the profile wrote it."""
+        return self.written_name or self.name
 
 
 @dataclass

@@ -152,3 +152,10 @@ def test_pending_pods_nominated_to_a_node_hold_room_there(tmp_path, capsys):
     assert [(n["name"], n["filter"]["code"], n["filter"]["reasons"]) for n in data["nodes"]] == [
         ("n1", "Unschedulable", ["Insufficient cpu"]), ("n2", "Success", [])]
     assert data["selected"] == "n2"
+
+
+def test_results_use_the_name_the_profile_wrote(tmp_path, capsys):
+    profile = 'name = "legacy"\n[plugins.ServiceSpreading]\n'
+    code, out, _ = run(capsys, "score", *files(tmp_path, profile=profile), "-o", "json")
+    assert code == 0
+    assert [list(n["scores"]) for n in json.loads(out)["nodes"]] == [["ServiceSpreading"]] * 3
