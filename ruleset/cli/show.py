@@ -10,8 +10,6 @@ a complete, flattened profile (no ``extends``) that loads into the same framewor
 from __future__ import annotations
 
 import argparse
-import math
-import re
 from typing import Any
 
 OUTPUTS = ("text", "json", "toml")
@@ -81,6 +79,8 @@ def effective_profile(argument: str) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------------ text
 def profile_text(document: dict[str, Any]) -> str:
+    from ruleset.profile.toml_writer import format_inline, format_key
+
     lines = [f"profile {document['name']}"]
     if document["description"]:
         lines.append(f"  {document['description']}")
@@ -110,7 +110,7 @@ def profile_text(document: dict[str, Any]) -> str:
             notes.append(f"from {plugin['origin']}")
         lines.append(f"{head}  ({'; '.join(notes)})")
         for key, value in plugin["args"].items():
-            lines.append(f"      {toml_key(key)} = {toml_value(value)}")
+            lines.append(f"      {format_key(key)} = {format_inline(value)}")
     if document["rules"]:
         lines.append("")
         lines.append("rules:")
@@ -126,67 +126,28 @@ def profile_text(document: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------------ TOML
 def profile_toml(document: dict[str, Any]) -> str:
     """A complete profile without ``extends``: loading it builds the same framework."""
-    lines = [f"# The effective profile {document['name']!r}, flattened by `ruleset show -o toml` from "
-             f"{', '.join(document['files'])}.",
-             f"name = {toml_string(document['name'])}"]
+    from ruleset.profile.toml_writer import dumps
+
+    data: dict[str, Any] = {"name": document["name"]}
     if document["description"]:
-        lines.append(f"description = {toml_string(document['description'])}")
+        data["description"] = document["description"]
     if document["percentageOfNodesToScore"] is not None:
-        lines.append(f"percentageOfNodesToScore = {document['percentageOfNodesToScore']}")
+        data["percentageOfNodesToScore"] = document["percentageOfNodesToScore"]
+    plugins: dict[str, Any] = {}
     for plugin in document["plugins"]:
-        lines.append("")
-        lines.append(f"[plugins.{toml_key(plugin['name'])}]")
+        table: dict[str, Any] = {}
         if plugin["weight"] is not None:
-            lines.append(f"weight = {plugin['weight']}")
+            table["weight"] = plugin["weight"]
         if plugin["configuredPoints"] is not None:
-            lines.append(f"points = {toml_value(plugin['configuredPoints'])}")
+            table["points"] = list(plugin["configuredPoints"])
         if plugin["args"]:
-            lines.append(f"args = {toml_value(plugin['args'])}")
-    for rule in document["rules"]:
-        lines.append("")
-        lines.append("[[rules]]")
-        for key in ("name", "pods", "require", "prefer", "weight"):
-            if rule[key] is not None and rule[key] != "":
-                lines.append(f"{key} = {toml_value(rule[key])}")
-    return "\n".join(lines) + "\n"
-
-
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
-
-
-def toml_string(text: str) -> str:
-    out = []
-    for ch in text:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-def toml_key(key: str) -> str:
-    return key if _BARE_KEY.fullmatch(key) else toml_string(key)
-
-
-def toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    if isinstance(value, str):
-        return toml_string(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        items = [f"{toml_key(str(k))} = {toml_value(v)}" for k, v in value.items() if v is not None]
-        return "{ " + ", ".join(items) + " }" if items else "{}"
-    raise TypeError(f"cannot write {type(value).__name__} as TOML")
+            table["args"] = plugin["args"]
+        plugins[plugin["name"]] = table
+    data["plugins"] = plugins
+    rules = [{key: rule[key] for key in ("name", "pods", "require", "prefer", "weight")
+              if rule[key] is not None and rule[key] != ""} for rule in document["rules"]]
+    if rules:
+        data["rules"] = rules
+    header = [f"The effective profile {document['name']!r}, flattened by `ruleset show -o toml` from "
+              f"{', '.join(document['files'])}."]
+    return dumps(data, header=header)

@@ -38,7 +38,7 @@ from typing import Any
 
 import yaml
 
-from ruleset.framework.runtime import Framework
+from ruleset.framework.runtime import POINT_HOOKS, Framework
 from ruleset.kubeconfig.catalogue import (
     DEFAULT_RESOURCES,
     HARMLESS,
@@ -248,19 +248,7 @@ def _entries(
     return entries
 
 
-_ALL = (
-    "queueSort",
-    "preFilter",
-    "filter",
-    "postFilter",
-    "preScore",
-    "score",
-    "reserve",
-    "permit",
-    "preBind",
-    "bind",
-    "postBind",
-)
+_ALL = tuple(POINT_HOOKS)
 
 
 def _args(

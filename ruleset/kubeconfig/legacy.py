@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ruleset.framework.runtime import POINT_HOOKS
 from ruleset.kubeconfig.model import INVALID, LOSSY, NOTE, Issue, UpstreamProfile
 from ruleset.kubeconfig.versions import REGISTRY_1_20
 
@@ -367,20 +368,7 @@ def read_policy(doc: dict[str, Any], where: str) -> UpstreamProfile:
         where=where,
         issues=b.issues,
     )
-    order = (
-        "queueSort",
-        "preFilter",
-        "filter",
-        "postFilter",
-        "preScore",
-        "score",
-        "reserve",
-        "permit",
-        "preBind",
-        "bind",
-        "postBind",
-    )
-    for point in order:
+    for point in POINT_HOOKS:
         if point in b.points:
             profile.points[point] = [(n, w) for n, w in b.points[point]]
     profile.args = b.args

@@ -26,23 +26,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ruleset.framework.runtime import POINT_HOOKS
+
 GROUP = "kubescheduler.config.k8s.io"
 
 #: Extension points in cycle order, as KubeSchedulerConfiguration spells them.
-ALL_POINTS = (
-    "preEnqueue",
-    "queueSort",
-    "preFilter",
-    "filter",
-    "postFilter",
-    "preScore",
-    "score",
-    "reserve",
-    "permit",
-    "preBind",
-    "bind",
-    "postBind",
-)
+#: ``preEnqueue`` (v1 only) comes first; the rest are the framework's own points.
+ALL_POINTS = ("preEnqueue", *POINT_HOOKS)
 
 PluginSet = dict[str, list[tuple[str, int | None]]]
 

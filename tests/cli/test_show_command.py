@@ -118,14 +118,6 @@ def test_toml_of_a_profile_with_rules_round_trips(child, capsys, tmp_path):
         Framework(load_profile(child), registry))
 
 
-def test_toml_strings_are_escaped():
-    from ruleset.cli.show import toml_key, toml_value
-
-    value = {"a b": ['quo"te', "back\\slash", "tab\t", "\x7f", "é"], "n": [1, 2.5, True, float("inf")]}
-    text = f"x = {toml_value(value)}\n{toml_key('plain-key')} = 1\n"
-    assert tomllib.loads(text) == {"x": value, "plain-key": 1}
-
-
 def test_invalid_profile_exits_2_with_located_errors(tmp_path, capsys):
     path = tmp_path / "bad.toml"
     path.write_text('name = "bad"\n[plugins.NodeLabl]\n')
