@@ -8,11 +8,10 @@ Then 500 high-priority pods arrive, each needing two low-priority pods evicted. 
 dry runs over the candidate nodes, PDB accounting, node picking), the evictions, and the
 retried cycle that binds the preemptor.
 
-The profile is the v1.20 default plugin set restricted to the plugins this checkout
-registers (so it runs while other plugins are still being written); ``--profile`` takes
-any profile file or bundled name instead.
+The profile is the bundled ``default`` (v1.20's default plugins); ``--profile`` takes any
+profile file or bundled name instead.
 
-    python bench/preemption_throughput.py [--nodes 1000] [--pods 500] [--repeat 3] [--profile FILE]
+    python bench/preemption_throughput.py [--nodes 1000] [--pods 500] [--repeat 3] [--profile default]
 """
 
 from __future__ import annotations
@@ -24,45 +23,11 @@ from typing import Any
 
 from ruleset.cluster import build_cluster_state
 from ruleset.errors import Problem
-from ruleset.framework.plugin import Handle
-from ruleset.framework.runtime import Framework
 from ruleset.manifests import decode_documents
-from ruleset.pluginmanager import load_registry
-from ruleset.profile.model import PluginConfig, Profile
 from ruleset.simulate import build_framework, schedule_all
 
-#: v1.20's default profile, in its Filter order and with its weights.
-DEFAULT_PLUGINS = (
-    ("PrioritySort", 1),
-    ("NodeUnschedulable", 1),
-    ("NodeName", 1),
-    ("TaintToleration", 1),
-    ("NodeAffinity", 1),
-    ("NodePorts", 1),
-    ("NodeResourcesFit", 1),
-    ("PodTopologySpread", 2),
-    ("InterPodAffinity", 1),
-    ("DefaultPreemption", 1),
-    ("NodeResourcesBalancedAllocation", 1),
-    ("ImageLocality", 1),
-    ("NodeResourcesLeastAllocated", 1),
-    ("NodePreferAvoidPods", 10000),
-    ("DefaultBinder", 1),
-)
 APPS = 10
 PODS_PER_NODE = 8
-
-
-def framework(profile: str | None) -> tuple[Framework, list[str]]:
-    if profile:
-        fw = build_framework(profile)
-        return fw, [c.name for c in fw.profile.plugins]
-    registry = load_registry()
-    names = [(name, weight) for name, weight in DEFAULT_PLUGINS if registry.get(name) is not None]
-    configs = [PluginConfig(name=name, weight=weight) for name, weight in names]
-    return Framework(Profile(name="bench-default", plugins=configs), registry, Handle()), [
-        n for n, _ in names
-    ]
 
 
 def objects(node_count: int, arrivals: int) -> list[dict[str, Any]]:
@@ -148,13 +113,13 @@ def objects(node_count: int, arrivals: int) -> list[dict[str, Any]]:
     return out
 
 
-def run_once(profile: str | None, nodes: int, arrivals: int) -> tuple[float, int, int]:
+def run_once(profile: str, nodes: int, arrivals: int) -> tuple[float, int, int]:
     problems: list[Problem] = []
     state = build_cluster_state(
         decode_documents([(0, {"kind": "List", "items": objects(nodes, arrivals)})], "<bench>", problems)
     )
     assert not problems, problems
-    fw, _ = framework(profile)
+    fw = build_framework(profile)
     start = time.perf_counter()
     run = schedule_all(fw, state)
     elapsed = time.perf_counter() - start
@@ -168,10 +133,10 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--pods", type=int, default=500, help="high-priority arrivals")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--profile", default=None, help="profile file or bundled name (default: see above)")
+    parser.add_argument("--profile", default="default", help="profile file or bundled name")
     args = parser.parse_args()
-    _, plugins = framework(args.profile)
-    print(f"plugins: {', '.join(plugins)}")
+    plugins = [c.name for c in build_framework(args.profile).profile.plugins]
+    print(f"profile {args.profile}: {', '.join(plugins)}")
     print(
         f"{args.nodes} nodes x {PODS_PER_NODE} low-priority pods, {args.pods} high-priority arrivals, "
         f"best of {args.repeat}"

@@ -16,18 +16,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synthetic import cluster  # noqa: E402
+from synthetic import cluster
 
-from ruleset.cluster import build_cluster_state  # noqa: E402
-from ruleset.errors import Problem  # noqa: E402
-from ruleset.manifests import decode_documents  # noqa: E402
-from ruleset.simulate import build_framework, schedule_all  # noqa: E402
+from ruleset.cluster import build_cluster_state
+from ruleset.errors import Problem
+from ruleset.manifests import decode_documents
+from ruleset.simulate import build_framework, schedule_all
 
 
 def run_once(profile: str, nodes: int, pods: int) -> tuple[float, int]:
     problems: list[Problem] = []
     objects = cluster(nodes, running_per_node=3, pending=pods)
-    state = build_cluster_state(decode_documents([(0, {"kind": "List", "items": objects})], "<bench>", problems))
+    documents = [(0, {"kind": "List", "items": objects})]
+    state = build_cluster_state(decode_documents(documents, "<bench>", problems))
     assert not problems, problems
     framework = build_framework(profile)
     start = time.perf_counter()

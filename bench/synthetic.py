@@ -21,7 +21,8 @@ def nodes(count: int, seed: int = 1) -> list[dict[str, Any]]:
         spec: dict[str, Any] = {}
         if rng.random() < 0.05:
             spec["taints"] = [{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]
-        out.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"node-{i:05d}", "labels": labels},
+        out.append({"apiVersion": "v1", "kind": "Node",
+                    "metadata": {"name": f"node-{i:05d}", "labels": labels},
                     "spec": spec,
                     "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": "110"},
                                "images": [{"names": [f"registry.example.com/app-{i % 20}:1.0"],

@@ -13,12 +13,13 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 ABSENT = -1
+_NO_CODES: dict[str, int] = {}
 
 
 class LabelTable:
     """Labels of many objects in columns. Rows are appended; a cleared row has no labels."""
 
-    __slots__ = ("_capacity", "_columns", "_int_cache", "_size", "_vocab", "_vocab_index")
+    __slots__ = ("_capacity", "_columns", "_int_cache", "_row_keys", "_size", "_vocab", "_vocab_index")
 
     def __init__(self, rows: Iterable[Mapping[str, str]] = (), capacity: int = 16):
         self._capacity = max(1, capacity)
@@ -27,6 +28,8 @@ class LabelTable:
         self._vocab: dict[str, list[str]] = {}
         self._vocab_index: dict[str, dict[str, int]] = {}
         self._int_cache: dict[str, tuple[int, np.ndarray, np.ndarray]] = {}
+        #: The keys each row carries, so clearing a row touches only its own columns.
+        self._row_keys: list[tuple[str, ...]] = []
         for labels in rows:
             self.append(labels)
 
@@ -62,21 +65,30 @@ class LabelTable:
         self._grow(self._size + 1)
         row = self._size
         self._size += 1
-        for key, value in labels.items():
-            code = self._code(key, value)
-            self._columns[key][row] = code
+        self._row_keys.append(())
+        self._fill(row, labels)
         return row
+
+    def _fill(self, row: int, labels: Mapping[str, str]) -> None:
+        columns, vocab_index = self._columns, self._vocab_index
+        for key, value in labels.items():
+            code = vocab_index.get(key, _NO_CODES).get(value)
+            if code is None:  # a new key or value
+                code = self._code(key, value)
+            columns[key][row] = code
+        self._row_keys[row] = tuple(labels)
 
     def clear(self, row: int) -> None:
         """Remove every label from ``row`` (the row index stays valid)."""
-        for column in self._columns.values():
-            column[row] = ABSENT
+        columns = self._columns
+        for key in self._row_keys[row]:
+            columns[key][row] = ABSENT
+        self._row_keys[row] = ()
 
     def set_row(self, row: int, labels: Mapping[str, str]) -> None:
         """Replace the labels of an existing row."""
         self.clear(row)
-        for key, value in labels.items():
-            self._columns[key][row] = self._code(key, value)
+        self._fill(row, labels)
 
     def keys(self) -> list[str]:
         return list(self._columns)

@@ -97,7 +97,9 @@ class Scheduler:
         snapshot = self.snapshot
         n = snapshot.num_nodes
         want = num_feasible_nodes_to_find(n, self.percentage)
-        order = snapshot.evaluation_order[(self.next_start_node_index + np.arange(n)) % n]
+        # The node-tree order rotated to start at next_start_node_index.
+        start = self.next_start_node_index
+        order = np.concatenate((snapshot.evaluation_order[start:], snapshot.evaluation_order[:start]))
         if not self.framework.has("ruleset_filter"):
             # Upstream returns every node when no Filter plugin is enabled.
             self.next_start_node_index = (self.next_start_node_index + n) % n

@@ -11,9 +11,21 @@ import numpy as np
 from ruleset.framework.status import SUCCESS, Code, Status
 
 _NO_REASONS: tuple[str, ...] = ()
+#: Each code as an int8 scalar: a bool mask times one of these is that code where the mask
+#: is true and Success (0) elsewhere, the cheapest way to build a codes array.
+_CODE_SCALARS = {code: np.int8(code) for code in Code}
+#: Code by value: a dict lookup, where ``Code(value)`` goes through the enum machinery.
+_CODES = {int(code): code for code in Code}
+#: Success as a plain int: numpy compares an array with an IntEnum member several times slower.
+_SUCCESS = int(Code.SUCCESS)
 
 
-@dataclass
+def _code(value: int) -> Code:
+    code = _CODES.get(value)
+    return Code(value) if code is None else code  # Code() raises the usual error for a bad value
+
+
+@dataclass(slots=True)
 class FilterResult:
     """One filter plugin's verdict on each candidate node.
 
@@ -38,8 +50,10 @@ class FilterResult:
     def reject(cls, fail: np.ndarray, code: Code, *reasons: str) -> FilterResult:
         """Nodes where ``fail`` is true get ``code`` with ``reasons``; the rest pass."""
         fail = np.asarray(fail, dtype=bool)
-        codes = np.where(fail, np.int8(code), np.int8(Code.SUCCESS)).astype(np.int8)
-        return cls(codes, [_NO_REASONS, tuple(reasons)], fail.astype(np.int32))
+        scalar = _CODE_SCALARS.get(code)
+        if scalar is None:
+            scalar = np.int8(code)
+        return cls(fail * scalar, [_NO_REASONS, reasons], fail.astype(np.int32))
 
     @classmethod
     def from_statuses(cls, statuses: Sequence[Status | None]) -> FilterResult:
@@ -61,7 +75,7 @@ class FilterResult:
         return cls(codes, table, index)
 
     def status(self, i: int) -> Status:
-        code = Code(int(self.codes[i]))
+        code = _code(int(self.codes[i]))
         return SUCCESS if code == Code.SUCCESS else Status(code, self.reasons[int(self.reason_index[i])])
 
 
@@ -121,15 +135,16 @@ class NodeStatuses:
         self.evaluated[i] = True
 
     def status(self, i: int) -> Status:
-        code = Code(int(self.codes[i]))
+        code = _code(int(self.codes[i]))
         if code == Code.SUCCESS:
             return SUCCESS
         slot = int(self.plugin_index[i])
-        return Status(code, self.reasons[int(self.reason_index[i])], self.plugins[slot] if slot >= 0 else None)
+        plugin = self.plugins[slot] if slot >= 0 else None
+        return Status(code, self.reasons[int(self.reason_index[i])], plugin)
 
     def failed(self) -> np.ndarray:
         """Indices of nodes with a non-success status."""
-        return np.flatnonzero(self.codes != Code.SUCCESS)
+        return np.flatnonzero(self.codes != _SUCCESS)
 
     def reason_histogram(self) -> dict[str, int]:
         """How many failed nodes carry each reason (a node with two reasons counts for both)."""

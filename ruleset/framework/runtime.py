@@ -61,7 +61,10 @@ DEFAULT_QUEUE_SORT = "PrioritySort"
 DEFAULT_BINDER = "DefaultBinder"
 
 
+# Codes as plain ints: numpy compares an array with an IntEnum member several times slower.
 _SUCCESS = int(Code.SUCCESS)
+_UNSCHEDULABLE = int(Code.UNSCHEDULABLE)
+_UNRESOLVABLE = int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
 
 def _describe(exc: BaseException) -> str:
@@ -333,31 +336,30 @@ class Framework:
             try:
                 result = step(state=state, pod=pod, nodes=NodeSet(snapshot, remaining))
             except Exception as exc:
-                return remaining[:0], Status(Code.ERROR, (
-                    f"running {step.plugin!r} filter plugin for pod {pod.name!r}: {_describe(exc)}",), step.plugin)
+                return remaining[:0], _filter_error(step, pod, _describe(exc))
             if result is None:
                 continue
             if not isinstance(result, FilterResult) or len(result) != len(remaining):
-                return remaining[:0], Status(Code.ERROR, (
-                    f"running {step.plugin!r} filter plugin for pod {pod.name!r}: expected a FilterResult for "
-                    f"{len(remaining)} nodes, got {result!r:.80}",), step.plugin)
+                return remaining[:0], _filter_error(
+                    step, pod, f"expected a FilterResult for {len(remaining)} nodes, got {result!r:.80}")
             codes = result.codes
-            bad = (codes != Code.SUCCESS) & (codes != Code.UNSCHEDULABLE) & (codes != Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
-            if bad.any():
+            fail = codes != _SUCCESS
+            if not np.count_nonzero(fail):
+                continue
+            bad = fail & (codes != _UNSCHEDULABLE) & (codes != _UNRESOLVABLE)
+            if np.count_nonzero(bad):
                 first = int(np.flatnonzero(bad)[0])
-                message = result.status(first).message()
-                return remaining[:0], Status(Code.ERROR, (
-                    f"running {step.plugin!r} filter plugin for pod {pod.name!r}: {message}",), step.plugin)
-            fail = codes != Code.SUCCESS
-            if fail.any():
-                statuses.record(remaining, result, step.plugin, fail)
-                remaining = remaining[~fail]
+                return remaining[:0], _filter_error(step, pod, result.status(first).message())
+            statuses.record(remaining, result, step.plugin, fail)
+            remaining = remaining[~fail]
         return remaining, SUCCESS
 
     def nominated_pods(self, pod: Pod, node: str) -> list[Pod]:
         """Pods nominated to ``node`` that ``pod`` must leave room for (priority >= its own)."""
-        return [p for p in self.handle.nominated.get(node, ())
-                if p.priority >= pod.priority and p.meta.uid != pod.meta.uid]
+        nominated = self.handle.nominated.get(node)
+        if not nominated:  # most nodes: asked for every node of every preemption dry run
+            return []
+        return [p for p in nominated if p.priority >= pod.priority and p.meta.uid != pod.meta.uid]
 
     def nominated_nodes(self, pod: Pod, snapshot: Snapshot) -> set[int]:
         """Indices of nodes holding nominated pods that ``pod`` must leave room for."""
@@ -378,8 +380,8 @@ class Framework:
                 state_with = state.clone()
                 for other in nominated:
                     snapshot.add_pod(other, index)
-                    status = self.run_pre_filter_extension("ruleset_pre_filter_add_pod", state_with, pod, other,
-                                                           index, snapshot)
+                    status = self.run_pre_filter_extension("ruleset_pre_filter_add_pod", state_with, pod,
+                                                           other, index, snapshot)
                     if not status.is_success:
                         return status
                 status = self._filter_one(state_with, pod, index, snapshot)
@@ -394,16 +396,14 @@ class Framework:
             try:
                 result = step.function(*[args[name] for name in step.argnames])
             except Exception as exc:
-                return Status(Code.ERROR, (
-                    f"running {step.plugin!r} filter plugin for pod {pod.name!r}: {_describe(exc)}",), step.plugin)
+                return _filter_error(step, pod, _describe(exc))
             # Compare as plain ints: a numpy scalar against an IntEnum member is slow (this runs
             # once per plugin for every node of every preemption dry run).
             if result is None or int(result.codes[0]) == _SUCCESS:
                 continue
             status = result.status(0).with_plugin(step.plugin)
             if not status.is_unschedulable:
-                return Status(Code.ERROR, (
-                    f"running {step.plugin!r} filter plugin for pod {pod.name!r}: {status.message()}",), step.plugin)
+                return _filter_error(step, pod, status.message())
             return status
         return SUCCESS
 
@@ -528,6 +528,12 @@ class Framework:
                 step(state=state, pod=pod, node=node)
             except Exception:  # informational hook; a failure changes nothing
                 pass
+
+
+def _filter_error(step: Step, pod: Pod, detail: str) -> Status:
+    """The Error a Filter plugin's failure aborts the cycle with (upstream's wording)."""
+    return Status(Code.ERROR, (f"running {step.plugin!r} filter plugin for pod {pod.name!r}: {detail}",),
+                  step.plugin)
 
 
 def _as_scores(value: Any, n: int) -> np.ndarray:

@@ -365,7 +365,7 @@ class TopologyCounts:
         return np.where(codes >= 0, array[np.maximum(codes, 0)], 0)
 
     def is_empty(self) -> bool:
-        return not any(array.any() for array in self.arrays.values())
+        return not any(np.count_nonzero(array) for array in self.arrays.values())
 
     def clone(self) -> TopologyCounts:
         return TopologyCounts({key: array.copy() for key, array in self.arrays.items()})
@@ -415,16 +415,19 @@ class PreFilterState:
 
     def update_with_pod(self, other: Pod, node: int, snapshot: Snapshot, multiplier: int) -> None:
         """``updateWithPod``: count ``other``, on node index ``node``, in (``multiplier`` 1) or out (-1)."""
-        one = np.array([node], dtype=np.intp)
-        for term in pod_info(other).required_anti_affinity:
-            if term.matches(self.pod):
-                self.existing_anti_affinity.add(snapshot, term.topology_key, one, multiplier)
+        hits: list[tuple[TopologyCounts, str]] = []
+        anti = other.affinity.pod_anti_affinity
+        if anti is not None and anti.required:  # else pod_info(other) has no such terms
+            hits += [(self.existing_anti_affinity, term.topology_key)
+                     for term in pod_info(other).required_anti_affinity if term.matches(self.pod)]
         if matches_all(other, self.info.required_affinity):
-            for term in self.info.required_affinity:
-                self.affinity.add(snapshot, term.topology_key, one, multiplier)
-        for term in self.info.required_anti_affinity:
-            if term.matches(other):
-                self.anti_affinity.add(snapshot, term.topology_key, one, multiplier)
+            hits += [(self.affinity, term.topology_key) for term in self.info.required_affinity]
+        hits += [(self.anti_affinity, term.topology_key)
+                 for term in self.info.required_anti_affinity if term.matches(other)]
+        if hits:  # usually none: the node array is only worth building then
+            one = np.array([node], dtype=np.intp)
+            for counts, key in hits:
+                counts.add(snapshot, key, one, multiplier)
 
 
 def existing_anti_affinity_counts(pod: Pod, snapshot: Snapshot) -> TopologyCounts:
@@ -649,6 +652,10 @@ class InterPodAffinity(Plugin):
         if pre_filter is None:
             return FilterResult.reject(np.ones(len(nodes), dtype=bool), Code.ERROR,
                                        _state_error(PRE_FILTER_STATE_KEY))
+        info = pre_filter.info
+        if (not info.required_affinity and not info.required_anti_affinity
+                and pre_filter.existing_anti_affinity.is_empty()):
+            return None  # no term to satisfy: the three checks below pass every node
         # Later checks only decide nodes the earlier ones passed, as upstream returns early.
         slot = np.zeros(len(nodes), dtype=np.int32)
         for index, check in enumerate((satisfy_pod_affinity, satisfy_pod_anti_affinity,

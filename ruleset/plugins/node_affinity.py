@@ -379,6 +379,10 @@ class NodeAffinity(Plugin):
 
     @hookimpl
     def ruleset_filter(self, pod: Pod, nodes: NodeSet) -> FilterResult | None:
+        affinity = pod.affinity.node_affinity
+        if (self._added_required is None and not pod.node_selector
+                and (affinity is None or affinity.required is None)):
+            return None  # nothing constrains the pod's nodes (see pod_matches_node_selector_and_affinity)
         enforced = np.zeros(len(nodes), dtype=bool)
         if self._added_required is not None:
             enforced = ~self._added_required.match(nodes)

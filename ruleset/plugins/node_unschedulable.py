@@ -25,19 +25,23 @@ TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
 class NodeUnschedulable(Plugin):
     name = "NodeUnschedulable"
 
-    _cordoned: tuple[Snapshot, np.ndarray] | None = None
+    _cordoned: tuple[Snapshot, np.ndarray | None] | None = None
 
-    def _cordoned_column(self, snapshot: Snapshot) -> np.ndarray:
+    def _cordoned_column(self, snapshot: Snapshot) -> np.ndarray | None:
+        """Which nodes are cordoned, or None when none is."""
         # A snapshot's nodes never change, so the column is built once per snapshot.
         if self._cordoned is None or self._cordoned[0] is not snapshot:
             column = np.fromiter((node.unschedulable for node in snapshot.nodes), dtype=bool,
                                  count=snapshot.num_nodes)
-            self._cordoned = (snapshot, column)
+            self._cordoned = (snapshot, column if column.any() else None)
         return self._cordoned[1]
 
     @hookimpl
     def ruleset_filter(self, pod: Pod, nodes: NodeSet) -> FilterResult | None:
+        column = self._cordoned_column(nodes.snapshot)
+        if column is None:
+            return None
         if any(t.tolerates(TAINT_NODE_UNSCHEDULABLE, "", "NoSchedule") for t in pod.tolerations):
             return None
-        cordoned = nodes.column(self._cordoned_column(nodes.snapshot))
+        cordoned = nodes.column(column)
         return FilterResult.reject(cordoned, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)

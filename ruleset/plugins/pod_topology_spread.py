@@ -63,7 +63,7 @@ from ruleset.plugins.pod_topology_spread_helpers import node_affinity_mask, topo
 from ruleset.plugins.spread_helpers import default_selector
 from ruleset.selector import Selector, SelectorError, from_label_selector, qualified_name_errors
 from ruleset.selector._gofmt import go_quote
-from ruleset.snapshot import NodeSet, Snapshot
+from ruleset.snapshot import NodeSet, PodTable, Snapshot
 
 NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -256,10 +256,51 @@ def matching_pods_per_node(snapshot: Snapshot, selector: Selector, namespace: st
     code = table.namespace_code(namespace)
     if code < 0 or selector.is_nothing or not len(table):
         return np.zeros(n, dtype=np.int64)
-    rows = np.flatnonzero(table.alive & ~table.terminating & (table.namespace == code))
-    if len(rows) and not selector.empty():
-        rows = rows[selector.match_table(table.labels, rows)]
+    cache: dict[tuple[Selector, int], _MatchingRows] = snapshot.derived.setdefault(__name__, {})
+    matching = cache.get((selector, code))
+    if matching is None:
+        matching = cache[(selector, code)] = _MatchingRows()
+    rows = matching.sync(table, selector, code)
+    rows = rows[table.alive[rows]]
     return np.bincount(table.node[rows], minlength=n).astype(np.int64, copy=False)
+
+
+class _MatchingRows:
+    """The pod-table rows whose pod is in one namespace, not terminating, and matched by one
+    selector: what a row holds never changes (rows are not reused), so each row is
+    classified once, as the table grows; whether it is live, and where, is read at use."""
+
+    __slots__ = ("rows", "seen")
+
+    def __init__(self) -> None:
+        self.seen = 0
+        self.rows = np.zeros(0, dtype=np.intp)
+
+    def sync(self, table: PodTable, selector: Selector, namespace: int) -> np.ndarray:
+        size = len(table)
+        if size > self.seen:
+            new = np.arange(self.seen, size)
+            new = new[~table.terminating[new] & (table.namespace[new] == namespace)]
+            if len(new) and not selector.empty():
+                new = new[_matched(table, selector, new)]
+            self.rows = np.concatenate((self.rows, new))
+            self.seen = size
+        return self.rows
+
+
+def _matched(table: PodTable, selector: Selector, rows: np.ndarray) -> np.ndarray:
+    """Whether ``selector`` matches the pod of each row.
+
+    Many rows (the first look at a table) are matched against the table's label columns at
+    once; a few (each cycle adds one), and removed pods, whose rows have no labels, by
+    asking the pod.
+    """
+    by_table = table.alive[rows] if len(rows) > 64 else np.zeros(len(rows), dtype=bool)
+    matched = np.empty(len(rows), dtype=bool)
+    if by_table.any():
+        matched[by_table] = selector.match_table(table.labels, rows[by_table])
+    matched[~by_table] = [selector.matches(table.pods[row].labels) for row in rows[~by_table].tolist()]
+    return matched
 
 
 class _CountCache:
@@ -407,7 +448,7 @@ class PreFilterState:
     def update_with_pod(self, updated: Pod, preemptor: Pod, snapshot: Snapshot, node: int,
                         delta: int) -> None:
         """``preFilterState.updateWithPod`` (v1.20): no node-affinity check, terminating pods count."""
-        if updated.namespace != preemptor.namespace or not self.constraints:
+        if not self.constraints or updated.namespace != preemptor.namespace:
             return
         labels = snapshot.nodes[node].labels
         if any(c.topology_key not in labels for c in self.constraints):

@@ -26,6 +26,7 @@ result is therefore the same in any order; this port uses the input order of the
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from ruleset.api.meta import LabelSelector
 from ruleset.api.pod import Pod
@@ -34,17 +35,29 @@ from ruleset.selector import Requirement, Selector, SelectorError, from_label_se
 from ruleset.snapshot import Snapshot, Workloads
 
 
+def _with_set_selectors(workloads: Workloads, kind: str, namespace: str) -> list[tuple[Any, Selector]]:
+    """The objects of ``kind`` in ``namespace``, each with ``from_set`` of its map selector.
+
+    Built once per Workloads (they do not change during a run), as ``in_namespace`` is.
+    """
+    cache = workloads.__dict__.setdefault("_with_set_selectors", {})
+    key = (kind, namespace)
+    if key not in cache:
+        cache[key] = [(o, from_set(o.selector)) for o in workloads.in_namespace(kind, namespace)]
+    return cache[key]
+
+
 def get_pod_services(pod: Pod, workloads: Workloads) -> list[Service]:
     """``GetPodServices``: Services of the pod's namespace whose selector matches its labels.
 
     A Service without a selector (nil) matches nothing; an empty selector matches every pod.
     """
     out = []
-    for service in workloads.in_namespace("services", pod.namespace):
+    for service, selector in _with_set_selectors(workloads, "services", pod.namespace):
         if service.selector is None:
             continue
         # AsSelectorPreValidated: plain key=value requirements, no validation.
-        if from_set(service.selector).matches(pod.labels):
+        if selector.matches(pod.labels):
             out.append(service)
     return out
 
@@ -57,8 +70,7 @@ def get_pod_controllers(pod: Pod, workloads: Workloads) -> list[Mapping[str, str
     if not pod.labels:
         return []
     out = []
-    for rc in workloads.in_namespace("replication_controllers", pod.namespace):
-        selector = from_set(rc.selector)
+    for rc, selector in _with_set_selectors(workloads, "replication_controllers", pod.namespace):
         if selector.empty() or not selector.matches(pod.labels):
             continue
         out.append(rc.selector)

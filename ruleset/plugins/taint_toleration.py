@@ -15,12 +15,12 @@ matches.
 
 Every distinct taint of the snapshot is checked against the pod's tolerations once per
 cycle; per-node results are then gathered from a padded node x taint matrix built once
-per snapshot (nodes and their taints never change during a run).
+per snapshot (nodes and their taints never change during a run). Filter looks only at
+the nodes that have a NoSchedule or NoExecute taint.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -79,6 +79,8 @@ class _TaintTable:
     hard: np.ndarray
     #: node x position -> taint id (-1 = padding) of the PreferNoSchedule taints.
     soft: np.ndarray
+    #: Per node: has it a NoSchedule or NoExecute taint?
+    tainted: np.ndarray
 
     def tolerated(self, tolerations: Sequence[Toleration]) -> np.ndarray:
         """Per distinct taint: does any of ``tolerations`` tolerate it (``TolerationsTolerateTaint``)?"""
@@ -132,17 +134,15 @@ def _build_table(nodes: Sequence[Node]) -> _TaintTable:
         hard.append(node_hard)
         soft.append(node_soft)
     cols = np.array(columns, dtype=np.int64).reshape(-1, 3)
+    tainted = np.array([bool(row) for row in hard], dtype=bool)
     return _TaintTable(keys, values, cols[:, 0], cols[:, 1], cols[:, 2], key_codes, value_codes, effect_codes,
-                       _padded(hard), _padded(soft))
-
-
-_TABLES: weakref.WeakKeyDictionary[Snapshot, _TaintTable] = weakref.WeakKeyDictionary()
+                       _padded(hard), _padded(soft), tainted)
 
 
 def taint_table(snapshot: Snapshot) -> _TaintTable:
-    table = _TABLES.get(snapshot)
+    table = snapshot.derived.get(__name__)
     if table is None or len(table.hard) != snapshot.num_nodes:
-        table = _TABLES[snapshot] = _build_table(snapshot.nodes)
+        table = snapshot.derived[__name__] = _build_table(snapshot.nodes)
     return table
 
 
@@ -159,18 +159,28 @@ class TaintToleration(Plugin):
     @hookimpl
     def ruleset_filter(self, pod: Pod, nodes: NodeSet) -> FilterResult | None:
         table = taint_table(nodes.snapshot)
-        ids = table.hard[nodes.indices]
+        # Only nodes with a NoSchedule/NoExecute taint can fail: work on those alone.
+        tainted = table.tainted[nodes.indices].nonzero()[0]
+        if not len(tainted):
+            return None
+        ids = table.hard[nodes.indices[tainted]]
         bad = _untolerated(ids, table.tolerated(pod.tolerations))
-        fail = bad.any(axis=1)
-        if not fail.any():
+        fails = bad.any(axis=1)
+        if not fails.any():
             return None
         # argmax finds the first True: the first untolerated taint in node order.
-        first = ids[np.arange(len(nodes)), bad.argmax(axis=1)]
-        culprits, slot = np.unique(first[fail], return_inverse=True)
+        first = ids[np.arange(len(tainted)), bad.argmax(axis=1)][fails]
+        # One reason per distinct culprit, in taint id order (np.unique's, at a fraction of
+        # its cost: taint ids are small integers).
+        seen = np.zeros(len(table.keys), dtype=bool)
+        seen[first] = True
+        culprits = np.flatnonzero(seen).tolist()
         reasons = [()] + [(err_reason_untolerated(table.keys[t], table.values[t]),) for t in culprits]
+        failing = tainted[fails]
         reason_index = np.zeros(len(nodes), dtype=np.int32)
-        reason_index[fail] = slot.reshape(-1) + 1
-        codes = np.where(fail, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.SUCCESS).astype(np.int8)
+        reason_index[failing] = seen.cumsum()[first]  # the k-th culprit (from 1) is reasons[k]
+        codes = np.zeros(len(nodes), dtype=np.int8)
+        codes[failing] = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
         return FilterResult(codes, reasons, reason_index)
 
     @hookimpl

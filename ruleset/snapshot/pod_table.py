@@ -74,17 +74,19 @@ class PodTable:
             self.row_of[pod] = row
             label_row = self.labels.append(pod.labels)
             assert label_row == row
-        elif self._alive.data[row]:
+        elif self._alive.data.item(row):
             raise ValueError(f"pod {pod.key} is already assigned")
         else:
             self.labels.set_row(row, pod.labels)
+        namespace = self.namespaces.get(pod.namespace)
         self._node.data[row] = node
-        self._namespace.data[row] = self._intern_namespace(pod.namespace)
+        self._namespace.data[row] = self._intern_namespace(pod.namespace) if namespace is None else namespace
         self._priority.data[row] = pod.priority
         self._terminating.data[row] = pod.terminating
         self._alive.data[row] = True
         affinity = pod.affinity
-        self._has_affinity.data[row] = affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None
+        self._has_affinity.data[row] = (affinity.pod_affinity is not None
+                                        or affinity.pod_anti_affinity is not None)
         return row
 
     def remove(self, pod: Pod) -> int:
@@ -94,6 +96,10 @@ class PodTable:
         self._node.data[row] = -1
         self.labels.clear(row)
         return row
+
+    def node_of_row(self, row: int) -> int:
+        """The node index of ``row`` (-1 for a dead row), as a Python int."""
+        return self._node.data.item(row)
 
     # Read-only views over the used rows.
     @property

@@ -9,13 +9,13 @@ incrementally as it places pods (``add_pod``) and as preemption evicts them
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from ruleset.api import resources as res
 from ruleset.api.node import Node
 from ruleset.api.pod import Pod
 from ruleset.api.workloads import (
@@ -53,6 +53,35 @@ class Workloads:
         return cache[key]
 
 
+class _Journal:
+    """A :meth:`Snapshot.what_if` block: what it touched, as it was before the block."""
+
+    __slots__ = ("node_before", "pods_before", "snapshot")
+
+    def __init__(self, snapshot: Snapshot):
+        self.snapshot = snapshot
+        #: Each pod added or removed: the node it was on (-1 for none).
+        self.node_before: dict[Pod, int] = {}
+        #: Each node a pod joined or left: its pod list.
+        self.pods_before: dict[int, list[Pod]] = {}
+
+    def note(self, pod: Pod, node: int, index: int, pods: list[Pod]) -> None:
+        """Before ``pod`` (now on ``node``) joins or leaves node ``index`` (holding ``pods``)."""
+        self.node_before.setdefault(pod, node)
+        if index not in self.pods_before:
+            self.pods_before[index] = list(pods)
+
+    # A class rather than a @contextmanager generator: dry runs open one per candidate node
+    # and per node with nominated pods, and this is cheaper to enter and leave.
+    def __enter__(self) -> Snapshot:
+        self.snapshot._journals.append(self)
+        return self.snapshot
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.snapshot._journals.pop()
+        self.snapshot._undo(self)
+
+
 def sanitize_host_port(ip: str, protocol: str) -> tuple[str, str]:
     """``HostPortInfo.sanitize``: empty IP is 0.0.0.0, empty protocol is TCP."""
     return ip or DEFAULT_BIND_ALL_HOST_IP, protocol or "TCP"
@@ -77,6 +106,10 @@ class Snapshot:
                     column = self._allocatable[name] = np.zeros(n, dtype=np.int64)
                 column[i] = value
         self._requested: dict[str, np.ndarray] = {}
+        # What allocatable()/requested() return for a resource nobody reports or requests:
+        # shared (filters ask for each resource on every call), so read-only.
+        self._zeros = np.zeros(n, dtype=np.int64)
+        self._zeros.flags.writeable = False
         self.non_zero_cpu = np.zeros(n, dtype=np.int64)
         self.non_zero_memory = np.zeros(n, dtype=np.int64)
         self.pod_count = np.zeros(n, dtype=np.int64)
@@ -90,7 +123,10 @@ class Snapshot:
         self.evaluation_order = node_tree_order(self.nodes)
         #: Incremented on every change; lets plugins cache derived data safely.
         self.generation = 0
-        self._journals: list[list[tuple]] = []
+        #: What plugins and helpers derive from this snapshot (indexes, trackers), under a key
+        #: of their choosing (their module's name); each decides when its entry is stale.
+        self.derived: dict[str, Any] = {}
+        self._journals: list[_Journal] = []
 
     # ----------------------------------------------------------------- nodes
     @property
@@ -104,14 +140,17 @@ class Snapshot:
         return NodeInfo(self, index)
 
     def allocatable(self, resource: str) -> np.ndarray:
-        """Per-node allocatable of ``resource`` (CPU in millicores); zeros where not reported."""
+        """Per-node allocatable of ``resource`` (CPU in millicores); zeros where not reported.
+
+        The live column: read it, never write to it.
+        """
         column = self._allocatable.get(resource)
-        return column if column is not None else np.zeros(len(self.nodes), dtype=np.int64)
+        return column if column is not None else self._zeros
 
     def requested(self, resource: str) -> np.ndarray:
-        """Per-node ``Requested`` of ``resource`` by the assigned pods."""
+        """Per-node ``Requested`` of ``resource`` by the assigned pods (the live column: read only)."""
         column = self._requested.get(resource)
-        return column if column is not None else np.zeros(len(self.nodes), dtype=np.int64)
+        return column if column is not None else self._zeros
 
     def resource_names(self) -> list[str]:
         """Every resource some node reports or some assigned pod requests."""
@@ -147,68 +186,68 @@ class Snapshot:
     def node_of(self, pod: Pod) -> int:
         """The node index ``pod`` is assigned to, or -1."""
         row = self.pod_table.row_of.get(pod)
-        return -1 if row is None else int(self.pod_table.node[row])
+        return -1 if row is None else self.pod_table.node_of_row(row)
 
-    def add_pod(self, pod: Pod, index: int, position: int | None = None) -> None:
-        """Assign ``pod`` to node ``index`` and account for its resources and ports.
-
-        ``position`` puts the pod back at that place in the node's pod list (for undo).
-        """
-        self.pod_table.add(pod, index)
+    def add_pod(self, pod: Pod, index: int) -> None:
+        """Assign ``pod`` to node ``index`` (last in its pod list); account for its resources and ports."""
         pods = self._node_pods[index]
-        if position is None:
-            pods.append(pod)
-        else:
-            pods.insert(position, pod)
-        self._account(pod, index, +1)
         if self._journals:
-            self._journals[-1].append(("add", pod, index))
+            self._journals[-1].note(pod, self.node_of(pod), index, pods)
+        self.pod_table.add(pod, index)
+        pods.append(pod)
+        self._account(pod, index, +1)
 
     def remove_pod(self, pod: Pod) -> int:
         """Take ``pod`` off its node; returns the node index it was on."""
-        row = self.pod_table.row_of[pod]
-        index = int(self.pod_table.node[row])
-        self.pod_table.remove(pod)
+        index = self.pod_table.node_of_row(self.pod_table.row_of[pod])
         pods = self._node_pods[index]
-        position = next(i for i, p in enumerate(pods) if p is pod)
-        del pods[position]
-        self._account(pod, index, -1)
         if self._journals:
-            self._journals[-1].append(("remove", pod, index, position))
+            self._journals[-1].note(pod, index, index, pods)
+        self.pod_table.remove(pod)
+        # Pods compare by identity, so list.index finds this very pod.
+        del pods[pods.index(pod)]
+        self._account(pod, index, -1)
         return index
 
-    @contextmanager
-    def what_if(self) -> Iterator[Snapshot]:
-        """Changes made inside the block are undone, exactly, when it ends (dry runs)."""
-        journal: list[tuple] = []
-        self._journals.append(journal)
-        try:
-            yield self
-        finally:
-            self._journals.pop()
-            saved, self._journals = self._journals, []
-            try:
-                for entry in reversed(journal):
-                    if entry[0] == "add":
-                        self.remove_pod(entry[1])
-                    else:
-                        _, pod, index, position = entry
-                        self.add_pod(pod, index, position)
-            finally:
-                self._journals = saved
+    def what_if(self) -> AbstractContextManager[Snapshot]:
+        """Changes made inside the block are undone, exactly, when it ends (dry runs).
+
+        Blocks nest. The undo puts back only what differs at the end: a pod taken off its
+        node and put back there is accounted as it was (its removal and re-addition cancel
+        out), so only pods now elsewhere are moved back, and each touched node gets its
+        pod list, in its order, back.
+        """
+        return _Journal(self)
+
+    def _undo(self, journal: _Journal) -> None:
+        for pod, before in journal.node_before.items():
+            after = self.node_of(pod)
+            if after == before:
+                continue
+            if after >= 0:
+                self.pod_table.remove(pod)
+                self._account(pod, after, -1)
+            if before >= 0:
+                self.pod_table.add(pod, before)
+                self._account(pod, before, +1)
+        for index, pods in journal.pods_before.items():
+            self._node_pods[index][:] = pods
+        if journal.node_before:
+            self.generation += 1  # never the value of a state seen inside the block
 
     def _account(self, pod: Pod, index: int, sign: int) -> None:
-        n = len(self.nodes)
+        requested = self._requested
         for name, value in pod.requests.items():
-            column = self._requested.get(name)
+            column = requested.get(name)
             if column is None:
-                column = self._requested[name] = np.zeros(n, dtype=np.int64)
+                column = requested[name] = np.zeros(len(self.nodes), dtype=np.int64)
             column[index] += sign * value
         cpu, mem = pod.non_zero_requests
         self.non_zero_cpu[index] += sign * cpu
         self.non_zero_memory[index] += sign * mem
         self.pod_count[index] += sign
-        self.volume_count[index] += sign * len(pod.volumes)
+        if pod.volumes:
+            self.volume_count[index] += sign * len(pod.volumes)
         ports = self.used_ports[index]
         for container in pod.containers:
             for port in container.ports:
