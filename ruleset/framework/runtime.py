@@ -9,6 +9,7 @@ hot path, and the profile's order, weights and points are respected exactly.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -206,20 +207,23 @@ class Framework:
             return False
 
         for point, default in (("queueSort", DEFAULT_QUEUE_SORT), ("bind", DEFAULT_BINDER)):
-            if not has(point) and default not in self.profile.disabled and self.registry.get(default) is not None:
+            wanted = not has(point) and default not in self.profile.disabled
+            if wanted and self.registry.get(default) is not None:
                 configs.append(PluginConfig(name=default))
 
     def _instantiate(self, config: PluginConfig, problems: list[Problem]) -> None:
         origin = config.origin
+
+        def problem(message: str, code: str) -> None:
+            problems.append(Problem(message, file=origin.file, line=origin.line, column=origin.column,
+                                    path=f"plugins.{config.name}", code=code))
+
         cls = self.registry.get(config.name)
         if cls is None:
-            problems.append(Problem(f"plugin {config.name!r} does not exist", file=origin.file, line=origin.line,
-                                    column=origin.column, path=f"plugins.{config.name}", code="unknown-plugin"))
+            problem(f"plugin {config.name!r} does not exist", "unknown-plugin")
             return
         if config.name in self.configs:
-            problems.append(Problem(f"repeated config for plugin {config.name}", file=origin.file,
-                                    line=origin.line, column=origin.column, path=f"plugins.{config.name}",
-                                    code="duplicate-plugin"))
+            problem(f"repeated config for plugin {config.name}", "duplicate-plugin")
             return
         args, arg_problems = check_plugin_args(cls, config.args)
         for path, message in arg_problems:
@@ -232,9 +236,7 @@ class Framework:
         try:
             instance = cls(args, self.handle)
         except Exception as exc:  # a third-party constructor must not take the run down
-            problems.append(Problem(f"initializing plugin {config.name!r}: {_describe(exc)}", file=origin.file,
-                                    line=origin.line, column=origin.column, path=f"plugins.{config.name}",
-                                    code="plugin-init-failed"))
+            problem(f"initializing plugin {config.name!r}: {_describe(exc)}", "plugin-init-failed")
             return
         try:
             self.manager.register(instance, name=config.name)
@@ -242,8 +244,7 @@ class Framework:
             problems.append(self._hook_problem(exc, origin))
             return
         except ValueError as exc:
-            problems.append(Problem(str(exc), file=origin.file, line=origin.line, path=f"plugins.{config.name}",
-                                    code="duplicate-plugin"))
+            problem(str(exc), "duplicate-plugin")
             return
         self.plugins[config.name] = instance
         self.configs[config.name] = config
@@ -292,13 +293,12 @@ class Framework:
             try:
                 status = as_status(step(state=state, pod=pod, snapshot=snapshot))
             except Exception as exc:
-                return Status(Code.ERROR, (f"running PreFilter plugin {step.plugin!r}: {_describe(exc)}",),
-                              step.plugin)
+                return _failed(step, f"running PreFilter plugin {step.plugin!r}: {_describe(exc)}")
             if status.is_success:
                 continue
             if status.is_unschedulable:
                 return status.with_plugin(step.plugin)
-            return Status(Code.ERROR, (f"running PreFilter plugin {step.plugin!r}: {status.message()}",), step.plugin)
+            return _failed(step, f"running PreFilter plugin {step.plugin!r}: {status.message()}")
         return SUCCESS
 
     def run_pre_filter_extension(self, hook: str, state: CycleState, pod: Pod, other: Pod, node: int,
@@ -313,11 +313,9 @@ class Framework:
             try:
                 status = step.function(*[args[name] for name in step.argnames])
             except Exception as exc:
-                return Status(Code.ERROR, (f"running {hook} of plugin {step.plugin!r}: {_describe(exc)}",),
-                              step.plugin)
+                return _failed(step, f"running {hook} of plugin {step.plugin!r}: {_describe(exc)}")
             if status is not None and not status.is_success:
-                return Status(Code.ERROR, (f"running {hook} of plugin {step.plugin!r}: {status.message()}",),
-                              step.plugin)
+                return _failed(step, f"running {hook} of plugin {step.plugin!r}: {status.message()}")
         return SUCCESS
 
     def run_filter(self, state: CycleState, pod: Pod, nodes: NodeSet,
@@ -430,10 +428,9 @@ class Framework:
             try:
                 status = as_status(step(state=state, pod=pod, nodes=nodes))
             except Exception as exc:
-                return Status(Code.ERROR, (f"running PreScore plugin {step.plugin!r}: {_describe(exc)}",), step.plugin)
+                return _failed(step, f"running PreScore plugin {step.plugin!r}: {_describe(exc)}")
             if not status.is_success:
-                return Status(Code.ERROR, (f"running PreScore plugin {step.plugin!r}: {status.message()}",),
-                              step.plugin)
+                return _failed(step, f"running PreScore plugin {step.plugin!r}: {status.message()}")
         return SUCCESS
 
     def run_score(self, state: CycleState, pod: Pod, nodes: NodeSet) -> tuple[ScoreTable | None, Status]:
@@ -444,7 +441,7 @@ class Framework:
             try:
                 raw = _as_scores(step(state=state, pod=pod, nodes=nodes), n)
             except Exception as exc:
-                return None, Status(Code.ERROR, (f"plugin {step.plugin!r} failed with: {_describe(exc)}",), step.plugin)
+                return None, _failed(step, f"plugin {step.plugin!r} failed with: {_describe(exc)}")
             normalized = raw.copy()
             normalizer = self._normalizers.get(step.plugin)
             if normalizer is not None:
@@ -453,8 +450,7 @@ class Framework:
                     if result is not None:
                         normalized = _as_scores(result, n)
                 except Exception as exc:
-                    return None, Status(Code.ERROR, (f"plugin {step.plugin!r} failed with: {_describe(exc)}",),
-                                        step.plugin)
+                    return None, _failed(step, f"plugin {step.plugin!r} failed with: {_describe(exc)}")
             out_of_range = (normalized < MIN_NODE_SCORE) | (normalized > MAX_NODE_SCORE)
             if out_of_range.any():
                 bad = int(normalized[np.flatnonzero(out_of_range)[0]])
@@ -473,7 +469,7 @@ class Framework:
             try:
                 status = as_status(step(state=state, pod=pod, node=node))
             except Exception as exc:
-                return Status(Code.ERROR, (f"running {title} plugin {step.plugin!r}: {_describe(exc)}",), step.plugin)
+                return _failed(step, f"running {title} plugin {step.plugin!r}: {_describe(exc)}")
             if not status.is_success:
                 return status.with_plugin(step.plugin)
         return SUCCESS
@@ -483,17 +479,15 @@ class Framework:
 
     def run_unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
         for step in reversed(self.tables["ruleset_unreserve"]):
-            try:
+            with contextlib.suppress(Exception):  # Unreserve must not fail; upstream ignores its outcome
                 step(state=state, pod=pod, node=node)
-            except Exception:  # Unreserve must not fail; upstream ignores its outcome too.
-                pass
 
     def run_permit(self, state: CycleState, pod: Pod, node: str) -> Status:
         for step in self.tables["ruleset_permit"]:
             try:
                 status = as_status(step(state=state, pod=pod, node=node))
             except Exception as exc:
-                return Status(Code.ERROR, (f"running Permit plugin {step.plugin!r}: {_describe(exc)}",), step.plugin)
+                return _failed(step, f"running Permit plugin {step.plugin!r}: {_describe(exc)}")
             if status.is_unschedulable:
                 return Status(status.code, (f"rejected pod {pod.name!r} by permit plugin {step.plugin!r}: "
                                             f"{status.message()}",), step.plugin)
@@ -502,7 +496,7 @@ class Framework:
                 return Status(Code.UNSCHEDULABLE, (f"pod {pod.name!r} rejected while waiting on permit: "
                                                    f"plugin {step.plugin!r} asked to wait",), step.plugin)
             if not status.is_success:
-                return Status(Code.ERROR, (f"running Permit plugin {step.plugin!r}: {status.message()}",), step.plugin)
+                return _failed(step, f"running Permit plugin {step.plugin!r}: {status.message()}")
         return SUCCESS
 
     def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
@@ -516,7 +510,7 @@ class Framework:
             try:
                 status = as_status(step(state=state, pod=pod, node=node))
             except Exception as exc:
-                return Status(Code.ERROR, (f"running Bind plugin {step.plugin!r}: {_describe(exc)}",), step.plugin)
+                return _failed(step, f"running Bind plugin {step.plugin!r}: {_describe(exc)}")
             if status.code == Code.SKIP:
                 continue
             return status.with_plugin(step.plugin)
@@ -524,16 +518,18 @@ class Framework:
 
     def run_post_bind(self, state: CycleState, pod: Pod, node: str) -> None:
         for step in self.tables["ruleset_post_bind"]:
-            try:
+            with contextlib.suppress(Exception):  # informational hook; a failure changes nothing
                 step(state=state, pod=pod, node=node)
-            except Exception:  # informational hook; a failure changes nothing
-                pass
+
+
+def _failed(step: Step, message: str) -> Status:
+    """An Error status from ``step``'s plugin."""
+    return Status(Code.ERROR, (message,), step.plugin)
 
 
 def _filter_error(step: Step, pod: Pod, detail: str) -> Status:
     """The Error a Filter plugin's failure aborts the cycle with (upstream's wording)."""
-    return Status(Code.ERROR, (f"running {step.plugin!r} filter plugin for pod {pod.name!r}: {detail}",),
-                  step.plugin)
+    return _failed(step, f"running {step.plugin!r} filter plugin for pod {pod.name!r}: {detail}")
 
 
 def _as_scores(value: Any, n: int) -> np.ndarray:
