@@ -9,38 +9,9 @@ of NodeResourcesLeastAllocated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar
-
 import numpy as np
 
-from ruleset.api.pod import Pod
-from ruleset.framework.args import ArgError, arg_field
-from ruleset.framework.plugin import Plugin
-from ruleset.hookspecs import hookimpl
-from ruleset.plugins.resource_allocation import (
-    MAX_NODE_SCORE,
-    RESOURCES_SCHEMA,
-    ResourceSpec,
-    dump_resources,
-    parse_resources_defaulted,
-    validate_resource_weights_1_20,
-    weight_map,
-    weighted_resource_score,
-    with_default_resources,
-)
-from ruleset.snapshot import NodeSet
-
-
-@dataclass(frozen=True, slots=True)
-class NodeResourcesMostAllocatedArgs:
-    """``NodeResourcesMostAllocatedArgs`` of kubescheduler.config.k8s.io/v1beta1."""
-
-    resources: tuple[ResourceSpec, ...] = arg_field("resources", default=(), parse=parse_resources_defaulted,
-                                                    dump=dump_resources)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "resources", with_default_resources(self.resources))
+from ruleset.plugins.resource_allocation import MAX_NODE_SCORE, ResourceWeightScorer
 
 
 def most_requested_score(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
@@ -50,18 +21,6 @@ def most_requested_score(requested: np.ndarray, capacity: np.ndarray) -> np.ndar
     return np.where(bad, 0, requested * MAX_NODE_SCORE // safe)
 
 
-class NodeResourcesMostAllocated(Plugin):
+class NodeResourcesMostAllocated(ResourceWeightScorer):
     name = "NodeResourcesMostAllocated"
-    Args = NodeResourcesMostAllocatedArgs
-    args_schema: ClassVar[dict[str, Any]] = {
-        "type": "object", "additionalProperties": False, "properties": {"resources": RESOURCES_SCHEMA},
-    }
-
-    @classmethod
-    def validate_args(cls, args: NodeResourcesMostAllocatedArgs) -> list[ArgError]:
-        """``ValidateNodeResourcesMostAllocatedArgs`` (v1.20): weights 1..100, first error only."""
-        return validate_resource_weights_1_20(args.resources)
-
-    @hookimpl
-    def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:
-        return weighted_resource_score(pod, nodes, weight_map(self.args.resources), most_requested_score)
+    resource_score = staticmethod(most_requested_score)

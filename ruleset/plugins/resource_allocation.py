@@ -1,8 +1,9 @@
 """Shared pieces of the resource scorers (``resource_allocation.go`` of v1.20).
 
-Not a plugin: LeastAllocated, MostAllocated, BalancedAllocation and RequestedToCapacityRatio
-all read "requested" and "allocatable" per node the same way, and share the args shape
-``resources = [{name, weight}]``.
+Not a plugin itself: LeastAllocated, MostAllocated, BalancedAllocation and
+RequestedToCapacityRatio all read "requested" and "allocatable" per node the same way, and
+share the args shape ``resources = [{name, weight}]``. :class:`ResourceWeightScorer` is the
+whole of Least/MostAllocated but for the per-resource formula.
 
 Upstream keeps the configured resources in a ``map[ResourceName]int64``: a resource listed
 twice counts once, with the weight of its last entry (:func:`weight_map`). The scorers only
@@ -11,13 +12,17 @@ sum over that map, so its iteration order never matters.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ruleset.api import resources as res
 from ruleset.api.pod import Pod
-from ruleset.framework.args import ArgError
+from ruleset.framework.args import ArgError, arg_field
+from ruleset.framework.plugin import Plugin
+from ruleset.hookspecs import hookimpl
 from ruleset.snapshot import NodeSet
 
 DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))
@@ -137,3 +142,36 @@ def go_round(values: np.ndarray) -> np.ndarray:
     # ``magnitude - whole`` is exact in float64, unlike ``floor(magnitude + 0.5)``.
     rounded = np.where(magnitude - whole >= 0.5, whole + 1.0, whole)
     return (np.sign(values) * rounded).astype(np.int64)
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceWeightsArgs:
+    """``NodeResources{Least,Most}AllocatedArgs`` of kubescheduler.config.k8s.io/v1beta1."""
+
+    resources: tuple[ResourceSpec, ...] = arg_field("resources", default=(), parse=parse_resources_defaulted,
+                                                    dump=dump_resources)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "resources", with_default_resources(self.resources))
+
+
+class ResourceWeightScorer(Plugin):
+    """Score: the weighted average over the configured resources of a per-resource score.
+
+    Subclasses set :attr:`resource_score`, a function of (requested, allocatable) arrays.
+    """
+
+    Args = ResourceWeightsArgs
+    args_schema: ClassVar[dict[str, Any]] = {
+        "type": "object", "additionalProperties": False, "properties": {"resources": RESOURCES_SCHEMA},
+    }
+    resource_score: ClassVar[Callable[[np.ndarray, np.ndarray], np.ndarray]]
+
+    @classmethod
+    def validate_args(cls, args: ResourceWeightsArgs) -> list[ArgError]:
+        """``validateResources`` (v1.20): weights 1..100, first error only."""
+        return validate_resource_weights_1_20(args.resources)
+
+    @hookimpl
+    def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:
+        return weighted_resource_score(pod, nodes, weight_map(self.args.resources), type(self).resource_score)
