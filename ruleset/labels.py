@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from ruleset.gofmt import parse_int64
+
 ABSENT = -1
 _NO_CODES: dict[str, int] = {}
 
@@ -131,15 +133,3 @@ class LabelTable:
                 out[key] = self._vocab[key][code]
         return out
 
-
-def parse_int64(text: str) -> int | None:
-    """Go's ``strconv.ParseInt(text, 10, 64)``: optional sign, ASCII digits only, in range."""
-    if not text:
-        return None
-    body = text[1:] if text[0] in "+-" else text
-    if not body or not body.isascii() or not body.isdigit():
-        return None
-    value = int(text)
-    if not -(2**63) <= value < 2**63:
-        return None
-    return value

@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ruleset.errors import Problem, RulesetError, format_path
+from ruleset.gofmt import go_quote
 from ruleset.selector import Selector, SelectorError
-from ruleset.selector._gofmt import go_quote
 
 if TYPE_CHECKING:
     from ruleset.api.pod import Pod

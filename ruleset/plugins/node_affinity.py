@@ -47,10 +47,10 @@ from ruleset.framework.args import ArgError, arg_field
 from ruleset.framework.plugin import Plugin
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Code
+from ruleset.gofmt import go_quote
 from ruleset.hookspecs import hookimpl
 from ruleset.plugins.normalize import default_normalize_score
 from ruleset.selector import Selector, SelectorError, from_node_selector_requirements, from_set
-from ruleset.selector._gofmt import go_quote
 from ruleset.snapshot import NodeSet
 
 NAME = "NodeAffinity"

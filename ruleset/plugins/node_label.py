@@ -23,8 +23,8 @@ from ruleset.framework.args import ArgError, arg_field
 from ruleset.framework.plugin import Plugin
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Code
+from ruleset.gofmt import go_quote
 from ruleset.hookspecs import hookimpl
-from ruleset.selector._gofmt import go_quote
 from ruleset.snapshot import NodeSet
 
 ERR_REASON_PRESENCE_VIOLATED = "node(s) didn't have the requested labels"

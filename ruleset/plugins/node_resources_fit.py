@@ -24,8 +24,8 @@ from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.plugin import Plugin
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Code
+from ruleset.gofmt import go_quote
 from ruleset.hookspecs import hookimpl
-from ruleset.selector._gofmt import go_quote
 from ruleset.snapshot import NodeSet, Snapshot
 
 PRE_FILTER_STATE_KEY = "PreFilterNodeResourcesFit"

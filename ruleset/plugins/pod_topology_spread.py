@@ -57,12 +57,12 @@ from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.plugin import Plugin
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Code, Status
+from ruleset.gofmt import go_quote
 from ruleset.hookspecs import hookimpl
 from ruleset.plugins.normalize import go_div
 from ruleset.plugins.pod_topology_spread_helpers import node_affinity_mask, topology_normalizing_weight
 from ruleset.plugins.spread_helpers import default_selector
 from ruleset.selector import Selector, SelectorError, from_label_selector, qualified_name_errors
-from ruleset.selector._gofmt import go_quote
 from ruleset.snapshot import NodeSet, PodTable, Snapshot
 
 NAME = "PodTopologySpread"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from ruleset.selector._gofmt import go_quote
+from ruleset.gofmt import go_quote
 from ruleset.selector.errors import SelectorError
 from ruleset.selector.model import (
     DOES_NOT_EXIST,

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from ruleset.selector._gofmt import parse_int64
+from ruleset.gofmt import parse_int64
 
 if TYPE_CHECKING:
     import numpy as np

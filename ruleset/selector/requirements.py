@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ruleset.selector._gofmt import go_quote, parse_int64
+from ruleset.gofmt import go_quote, parse_int64
 from ruleset.selector.errors import SelectorError
 from ruleset.selector.model import (
     DOES_NOT_EXIST,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ruleset.selector._gofmt import go_len
+from ruleset.gofmt import go_len
 
 _QNAME_CHAR_FMT = "[A-Za-z0-9]"
 _QNAME_EXT_CHAR_FMT = "[-A-Za-z0-9_.]"

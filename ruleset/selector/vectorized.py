@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ruleset.labels import ABSENT, parse_int64
+from ruleset.gofmt import parse_int64
+from ruleset.labels import ABSENT
 from ruleset.selector.model import (
     DOES_NOT_EXIST,
     DOUBLE_EQUALS,

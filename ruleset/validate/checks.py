@@ -349,6 +349,6 @@ class FrameworkCheck:
 
 
 def _go_quote(text: str) -> str:
-    from ruleset.selector._gofmt import go_quote
+    from ruleset.gofmt import go_quote
 
     return go_quote(text)

@@ -13,7 +13,7 @@ upstream does, or ``("error", message)``.
 
 from __future__ import annotations
 
-from ruleset.selector._gofmt import go_quote, parse_int64
+from ruleset.gofmt import go_quote, parse_int64
 from ruleset.selector.validation import label_value_errors, qualified_name_errors
 
 ERROR, EOS, CPAR, COMMA, DNE, DEQ, EQ, GT, IDENT, IN, LT, NEQ, NOTIN, OPAR = range(14)

@@ -3,7 +3,7 @@ TestIsValidLabelValue, TestIsDNS1123Subdomain), plus the exact messages Kubernet
 
 import pytest
 
-from ruleset.selector._gofmt import go_len, go_quote, parse_int64
+from ruleset.gofmt import go_len, go_quote, parse_int64
 from ruleset.selector.validation import (
     dns1123_subdomain_errors,
     label_value_errors,

@@ -1,7 +1,9 @@
-"""Go's formatting of strings, for messages that must read exactly like Kubernetes' own.
+"""Go's formatting and parsing rules, for results and messages that must match Kubernetes'.
 
 Kubernetes builds its messages with ``fmt``: ``%q`` quotes a string the way
-``strconv.Quote`` does, and ``len`` counts UTF-8 bytes, not characters.
+``strconv.Quote`` does, and ``len`` counts UTF-8 bytes, not characters; label values are
+compared as integers with ``strconv.ParseInt``. No numpy here: selectors and the CLI
+import this without the array machinery.
 """
 
 from __future__ import annotations
@@ -53,11 +55,7 @@ def go_len(text: str) -> int:
 
 
 def parse_int64(text: str) -> int | None:
-    """``strconv.ParseInt(text, 10, 64)``: optional sign, ASCII digits, within int64; else None.
-
-    The same rule as :func:`ruleset.labels.parse_int64`, repeated here so that importing
-    selectors does not import numpy.
-    """
+    """``strconv.ParseInt(text, 10, 64)``: optional sign, ASCII digits, within int64; else None."""
     if not text:
         return None
     body = text[1:] if text[0] in "+-" else text
