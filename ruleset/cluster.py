@@ -8,6 +8,7 @@ pods on unknown nodes) as counted notes for ``--verbose``.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ruleset.api.meta import ObjectMeta
@@ -46,6 +47,12 @@ def _priority_classes(cluster: Cluster) -> dict[str, PriorityClass]:
     return classes
 
 
+def global_default(classes: Iterable[PriorityClass]) -> PriorityClass | None:
+    """The class admission gives pods without ``priorityClassName``: of the classes marked
+    ``globalDefault``, the one with the highest value (None when none is)."""
+    return max((pc for pc in classes if pc.global_default), key=lambda pc: pc.value, default=None)
+
+
 def resolve_priority(pod: Pod, classes: dict[str, PriorityClass],
                      default: PriorityClass | None) -> str | None:
     """Set ``pod.priority`` and ``pod.preemption_policy`` as admission would; returns an error or None."""
@@ -82,9 +89,7 @@ def build_cluster_state(cluster: Cluster) -> ClusterState:
         raise RulesetError(problems)
 
     classes = _priority_classes(cluster)
-    defaults = [pc for pc in cluster.priority_classes if pc.global_default]
-    # Admission takes the global default with the highest value when several claim it.
-    default = max(defaults, key=lambda pc: pc.value) if defaults else None
+    default = global_default(cluster.priority_classes)
     workloads = Workloads(
         services=list(cluster.services),
         replication_controllers=list(cluster.replication_controllers),

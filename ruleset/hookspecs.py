@@ -169,7 +169,8 @@ class ExtensionPointSpecs:
     ) -> PostFilterResult | None:
         """PostFilter: called only when no node passed Filter, e.g. to preempt lower-priority pods.
 
-        Plugins run in profile order until one returns a result with Success.
+        Plugins run in profile order until one returns a result with Success (or with
+        Error, which ends the cycle).
 
         :param state: the cycle state.
         :param pod: the pod that did not fit anywhere.

@@ -106,7 +106,7 @@ class LabelTable:
 
     def code_of(self, key: str, value: str) -> int:
         """The code of ``value`` under ``key``, or ``-1`` when no row ever had it."""
-        return self._vocab_index.get(key, {}).get(value, ABSENT)
+        return self._vocab_index.get(key, _NO_CODES).get(value, ABSENT)
 
     def int_values(self, key: str) -> tuple[np.ndarray, np.ndarray]:
         """Per vocabulary entry: (parses as a base-10 int64, its value). For ``Gt``/``Lt``."""

@@ -134,7 +134,7 @@ def read_documents(path: Path) -> Iterator[tuple[int, Any]]:
             yield 0, json.loads(text)
             return
         except json.JSONDecodeError as exc:
-            if path.suffix.lower() == ".json":
+            if suffix == ".json":
                 raise RulesetError(Problem(f"invalid JSON: {exc.msg}", file=str(path), line=exc.lineno,
                                            column=exc.colno, code="syntax-error")) from None
             # Not JSON after all (flow-style YAML); fall through to the YAML reader.

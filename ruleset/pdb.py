@@ -28,33 +28,18 @@ are Ready), and
 from __future__ import annotations
 
 import math
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ruleset.api.pod import Pod
-from ruleset.api.workloads import PodDisruptionBudget
+from ruleset.api.workloads import PodDisruptionBudget, label_selector_of
 from ruleset.snapshot import Snapshot
 
 #: Controller codes of a covered pod: no controller reference, or one the snapshot lacks.
 _NO_CONTROLLER = -1
 _UNKNOWN_CONTROLLER = -2
-
-
-def _selector(pdb: PodDisruptionBudget):
-    from ruleset.selector import SelectorError, from_label_selector
-
-    cached = pdb.__dict__.get("_selector", False)
-    if cached is not False:
-        return cached
-    try:
-        selector = from_label_selector(pdb.selector)
-    except SelectorError:
-        selector = None  # upstream skips a PDB whose selector does not convert
-    pdb.__dict__["_selector"] = selector
-    return selector
 
 
 def selects(pdb: PodDisruptionBudget, pod: Pod) -> bool:
@@ -65,7 +50,7 @@ def selects(pdb: PodDisruptionBudget, pod: Pod) -> bool:
     """
     if pdb.meta.namespace != pod.namespace:
         return False
-    selector = _selector(pdb)
+    selector = label_selector_of(pdb)  # None: upstream skips a PDB whose selector does not convert
     if selector is None or selector.empty():
         return False
     return selector.matches(pod.labels)
@@ -156,15 +141,12 @@ class _Tracker:
         return allowed if expected > 0 and allowed > 0 else 0
 
 
-_TRACKERS: weakref.WeakKeyDictionary[Snapshot, _Tracker] = weakref.WeakKeyDictionary()
-
-
 def _tracker(snapshot: Snapshot) -> _Tracker:
-    tracker = _TRACKERS.get(snapshot)
+    tracker = snapshot.derived.get(__name__)
     pdbs = snapshot.workloads.pod_disruption_budgets
     if tracker is None or tracker.pdbs is not pdbs:
         tracker = _Tracker(pdbs=pdbs, covers=[np.zeros(0, dtype=bool) for _ in pdbs], evicted=[0] * len(pdbs))
-        _TRACKERS[snapshot] = tracker
+        snapshot.derived[__name__] = tracker
     tracker.sync(snapshot)
     return tracker
 

@@ -83,8 +83,7 @@ class Scheduler:
         self.rng = random.Random(seed)
         self.next_start_node_index = 0
         framework.handle.snapshot = snapshot
-        percentage = framework.profile.percentage_of_nodes_to_score
-        self.percentage = percentage if percentage is not None else 0
+        self.percentage = framework.profile.percentage_of_nodes_to_score
 
     # ------------------------------------------------------------- filtering
     def find_nodes_that_fit(self, state: CycleState, pod: Pod, statuses: NodeStatuses,
@@ -196,22 +195,16 @@ class Scheduler:
         statuses = NodeStatuses(n)
         result = ScheduleResult(pod=pod, statuses=statuses, state=state)
         if n == 0:
-            result.status = Status(Code.ERROR, (NO_NODES_AVAILABLE,))
-            result.message = NO_NODES_AVAILABLE
-            return result
+            return _failed(result, Status(Code.ERROR, (NO_NODES_AVAILABLE,)))
         status = self.framework.run_pre_filter(state, pod, snapshot)
         if status.code == Code.ERROR:
-            result.status = status
-            result.message = status.message()
-            return result
+            return _failed(result, status)
         if not status.is_success:
             statuses.set_all(np.arange(n), status)
             return self._no_fit(result)
         feasible, status = self.find_nodes_that_fit(state, pod, statuses, evaluate_all=always_score)
         if not status.is_success:
-            result.status = status
-            result.message = status.message()
-            return result
+            return _failed(result, status)
         result.feasible = feasible
         if len(feasible) == 0:
             return self._no_fit(result)
@@ -221,15 +214,11 @@ class Scheduler:
         nodes = NodeSet(snapshot, feasible)
         status = self.framework.run_pre_score(state, pod, nodes)
         if not status.is_success:
-            result.status = status
-            result.message = status.message()
-            return result
+            return _failed(result, status)
         if self.framework.has("ruleset_score"):
             table, status = self.framework.run_score(state, pod, nodes)
             if not status.is_success:
-                result.status = status
-                result.message = status.message()
-                return result
+                return _failed(result, status)
             result.scores = table
             total = table.total
         else:
@@ -266,3 +255,10 @@ class Scheduler:
         pod.node_name = node
         fw.run_post_bind(state, pod, node)
         return SUCCESS
+
+
+def _failed(result: ScheduleResult, status: Status) -> ScheduleResult:
+    """``result`` ended by an Error ``status``: the cycle was aborted."""
+    result.status = status
+    result.message = status.message()
+    return result

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ruleset.api.pod import Pod
-from ruleset.cluster import ClusterState, build_cluster_state, resolve_priority
+from ruleset.cluster import ClusterState, build_cluster_state, global_default, resolve_priority
 from ruleset.errors import Problem, RulesetError
 from ruleset.framework.plugin import Handle
 from ruleset.framework.runtime import Framework
@@ -14,10 +14,12 @@ from ruleset.framework.status import Code
 from ruleset.manifests import Cluster, load_manifests
 from ruleset.pdb import record_eviction
 from ruleset.pluginmanager import PluginRegistry, load_registry
+from ruleset.plugins.inter_pod_affinity import affinity_term
 from ruleset.profile.loader import load_profile, resolve_profile_argument
 from ruleset.profile.model import Profile
 from ruleset.queue import SchedulingQueue
 from ruleset.scheduler import Scheduler, ScheduleResult
+from ruleset.selector import SelectorError
 
 #: A pod that keeps failing after this many attempts is reported unschedulable for good.
 MAX_ATTEMPTS = 32
@@ -68,8 +70,7 @@ def read_single_pod(path: str, state: ClusterState) -> Pod:
                                    code="invalid-object"))
     pod = part.pods[0]
     classes = state.snapshot.priority_classes
-    defaults = [pc for pc in classes.values() if pc.global_default]
-    error = resolve_priority(pod, classes, max(defaults, key=lambda pc: pc.value) if defaults else None)
+    error = resolve_priority(pod, classes, global_default(classes.values()))
     if error:
         raise RulesetError(Problem(error, file=path, path=f"Pod {pod.key}: spec.priorityClassName",
                                    code="unknown-priority-class"))
@@ -241,14 +242,9 @@ def _affinity_wants(waiting: Pod, placed: Pod) -> bool:
     affinity = waiting.affinity.pod_affinity
     if affinity is None or not affinity.required:
         return False
-    from ruleset.selector import SelectorError, from_label_selector
-
     for term in affinity.required:
-        namespaces = term.namespaces or (waiting.namespace,)
-        if placed.namespace not in namespaces:
-            continue
         try:
-            if from_label_selector(term.label_selector).matches(placed.labels):
+            if affinity_term(term, waiting.namespace).matches(placed):
                 return True
         except SelectorError:
             continue

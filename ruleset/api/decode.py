@@ -69,9 +69,6 @@ class DecodeContext:
                                      code="invalid-object"))
 
 
-_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", int: "an integer", bool: "a boolean"}
-
-
 def _type_name(value: Any) -> str:
     if value is None:
         return "null"

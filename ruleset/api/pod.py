@@ -383,6 +383,7 @@ def decode_pod(ctx: DecodeContext, raw: Any) -> Pod:
     status = get_map(ctx, raw, "status", "status")
     containers = _decode_containers(ctx, spec, "containers")
     volumes = tuple(v for v in get_list(ctx, spec, "volumes", "spec.volumes") if isinstance(v, dict))
+    spec_priority = get_int(ctx, spec, "priority", "spec.priority")
     return Pod(
         meta=meta,
         containers=containers,
@@ -390,7 +391,7 @@ def decode_pod(ctx: DecodeContext, raw: Any) -> Pod:
         overhead=get_quantities(ctx, spec, "overhead", "spec.overhead"),
         node_name=get_str(ctx, spec, "nodeName", "spec.nodeName"),
         scheduler_name=get_str(ctx, spec, "schedulerName", "spec.schedulerName") or "default-scheduler",
-        spec_priority=get_int(ctx, spec, "priority", "spec.priority"),
+        spec_priority=spec_priority,
         priority_class_name=get_str(ctx, spec, "priorityClassName", "spec.priorityClassName"),
         preemption_policy=get_str(ctx, spec, "preemptionPolicy", "spec.preemptionPolicy"),
         node_selector=get_string_map(ctx, spec, "nodeSelector", "spec.nodeSelector"),
@@ -402,5 +403,5 @@ def decode_pod(ctx: DecodeContext, raw: Any) -> Pod:
         phase=get_str(ctx, status, "phase", "status.phase"),
         nominated_node_name=get_str(ctx, status, "nominatedNodeName", "status.nominatedNodeName"),
         start_time=decode_timestamp(ctx, status, "startTime", "status.startTime"),
-        priority=get_int(ctx, spec, "priority", "spec.priority", 0) or 0,
+        priority=spec_priority or 0,
     )

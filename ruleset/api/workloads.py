@@ -9,6 +9,7 @@ from typing import Any
 
 from ruleset.api.decode import DecodeContext, get_bool, get_int, get_map, get_str, get_string_map
 from ruleset.api.meta import LabelSelector, ObjectMeta, decode_label_selector, decode_meta
+from ruleset.selector import Selector, SelectorError, from_label_selector
 
 
 @dataclass(eq=False)
@@ -59,6 +60,20 @@ class PriorityClass:
     value: int
     global_default: bool = False
     preemption_policy: str = "PreemptLowerPriority"
+
+
+def label_selector_of(obj: ReplicaSet | StatefulSet | PodDisruptionBudget) -> Selector | None:
+    """``metav1.LabelSelectorAsSelector`` of the object's ``spec.selector``, converted once per
+    object; None when it does not convert (a nil selector does: to NOTHING)."""
+    cached = obj.__dict__.get("_label_selector", False)
+    if cached is not False:
+        return cached
+    try:
+        selector = from_label_selector(obj.selector)
+    except SelectorError:
+        selector = None
+    obj.__dict__["_label_selector"] = selector
+    return selector
 
 
 def decode_service(ctx: DecodeContext, raw: Any) -> Service:

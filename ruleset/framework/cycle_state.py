@@ -16,11 +16,10 @@ class CycleState:
     PreFilter extensions update their state) implement ``clone()``; other values are shared.
     """
 
-    __slots__ = ("_data", "record_plugin_metrics")
+    __slots__ = ("_data",)
 
     def __init__(self) -> None:
         self._data: dict[str, Any] = {}
-        self.record_plugin_metrics = False
 
     def read(self, key: str) -> Any:
         try:

@@ -1,4 +1,4 @@
-"""The plugin base class, the per-node convenience classes, and the framework handle."""
+"""The plugin base class, the per-node convenience classes, the framework handle and the score range."""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     from ruleset.api.pod import Pod
     from ruleset.framework.runtime import Framework
     from ruleset.snapshot import NodeInfo, NodeSet, Snapshot
+
+#: ``framework.MaxNodeScore`` / ``MinNodeScore``: the range of a score after NormalizeScore.
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
 
 
 class Handle:

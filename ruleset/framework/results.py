@@ -120,7 +120,7 @@ class NodeStatuses:
         self.plugin_index[targets] = plugin_slot
         self.reason_index[targets] = remap[result.reason_index[mask]]
 
-    def set_all(self, nodes: np.ndarray, status: Status) -> None:
+    def set_all(self, nodes: np.ndarray | int, status: Status) -> None:
         """Give every node in ``nodes`` the same status (a PreFilter rejection)."""
         self.codes[nodes] = status.code
         self.plugin_index[nodes] = self._plugin_slot(status.plugin)
@@ -129,10 +129,7 @@ class NodeStatuses:
 
     def set_status(self, i: int, status: Status) -> None:
         """Record one node's status (e.g. from a two-pass nominated-pods check)."""
-        self.codes[i] = status.code
-        self.plugin_index[i] = self._plugin_slot(status.plugin)
-        self.reason_index[i] = self._reason_slot(status.reasons)
-        self.evaluated[i] = True
+        self.set_all(i, status)
 
     def status(self, i: int) -> Status:
         code = _code(int(self.codes[i]))

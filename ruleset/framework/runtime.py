@@ -19,7 +19,7 @@ import pluggy
 
 from ruleset import hookspecs
 from ruleset.errors import Problem, RulesetError, format_path
-from ruleset.framework.plugin import Handle, Plugin
+from ruleset.framework.plugin import MAX_NODE_SCORE, MIN_NODE_SCORE, Handle, Plugin
 from ruleset.framework.results import FilterResult, NodeStatuses, PostFilterResult
 from ruleset.framework.status import SUCCESS, Code, Status, as_status
 from ruleset.snapshot import NodeSet
@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     from ruleset.queue import QueuedPodInfo
     from ruleset.snapshot import Snapshot
 
-MAX_NODE_SCORE = 100
-MIN_NODE_SCORE = 0
 MAX_TOTAL_SCORE = 2**63 - 1
 
 #: Extension points in cycle order, with the hooks that belong to each.

@@ -11,26 +11,24 @@ For each regular container (init containers are not counted) whose image, normal
 "All nodes" is every node of the snapshot, not just the feasible ones. A pod without
 containers scores 0 (sum is raised to 23 MiB, so the numerator is 0).
 
-The snapshot's image states never change during a run, so they are indexed once per
-snapshot by image name: the nodes that have it and its size on each.
+The nodes' images never change during a run, so they are indexed once per snapshot by
+image name: the nodes that have it and its size on each.
 """
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
 from ruleset.api.pod import Pod
-from ruleset.framework.plugin import Plugin
+from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
 from ruleset.hookspecs import hookimpl
 from ruleset.snapshot import NodeSet, Snapshot
 
 MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB
 MAX_CONTAINER_THRESHOLD = 1000 * MB
-MAX_NODE_SCORE = 100
 DEFAULT_IMAGE_TAG = "latest"
 
 
@@ -57,26 +55,25 @@ class _ImageIndex:
     images: dict[str, _ImageNodes]
 
 
-_INDEXES: weakref.WeakKeyDictionary[Snapshot, _ImageIndex] = weakref.WeakKeyDictionary()
+def _build_index(snapshot: Snapshot) -> _ImageIndex:
+    # The snapshot's image states (cache.NewSnapshot) turned inside out, read from the nodes
+    # directly rather than through the per-node summaries: on a node, a name listed twice
+    # has the size of its last image; a name's spread is the number of nodes listing it.
+    nodes: dict[str, list[int]] = {}
+    sizes: dict[str, list[int]] = {}
+    for i, node in enumerate(snapshot.nodes):
+        on_node = {name: image.size_bytes for image in node.images for name in image.names}
+        for name, size in on_node.items():
+            nodes.setdefault(name, []).append(i)
+            sizes.setdefault(name, []).append(size)
+    images = {name: _ImageNodes(np.array(where, dtype=np.intp), np.array(sizes[name], dtype=np.int64),
+                                len(where))
+              for name, where in nodes.items()}
+    return _ImageIndex(snapshot.num_nodes, images)
 
 
 def image_index(snapshot: Snapshot) -> _ImageIndex:
-    index = _INDEXES.get(snapshot)
-    if index is not None and index.total_nodes == snapshot.num_nodes:
-        return index
-    nodes: dict[str, list[int]] = {}
-    sizes: dict[str, list[int]] = {}
-    num_nodes: dict[str, int] = {}
-    for i in range(snapshot.num_nodes):
-        for name, state in snapshot.image_states(i).items():
-            nodes.setdefault(name, []).append(i)
-            sizes.setdefault(name, []).append(state.size)
-            num_nodes[name] = state.num_nodes
-    images = {name: _ImageNodes(np.array(where, dtype=np.intp), np.array(sizes[name], dtype=np.int64),
-                                num_nodes[name])
-              for name, where in nodes.items()}
-    index = _INDEXES[snapshot] = _ImageIndex(snapshot.num_nodes, images)
-    return index
+    return snapshot.derive(__name__, _build_index)
 
 
 def scaled_image_score(sizes: np.ndarray, num_nodes: int, total_num_nodes: int) -> np.ndarray:

@@ -79,7 +79,7 @@ import numpy as np
 from ruleset.api.pod import Pod, PodAffinityTerm, WeightedPodAffinityTerm
 from ruleset.framework.args import ArgError, arg_field
 from ruleset.framework.cycle_state import CycleState
-from ruleset.framework.plugin import Plugin
+from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Code, Status
 from ruleset.hookspecs import hookimpl
@@ -89,7 +89,6 @@ from ruleset.snapshot import NodeSet, PodTable, Snapshot
 NAME = "InterPodAffinity"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
-MAX_NODE_SCORE = 100
 MIN_HARD_POD_AFFINITY_WEIGHT = 0
 MAX_HARD_POD_AFFINITY_WEIGHT = 100
 
@@ -308,14 +307,9 @@ class _ExistingTerms:
         return known[self.term_ids]
 
 
-_EXISTING: weakref.WeakKeyDictionary[PodTable, _ExistingTerms] = weakref.WeakKeyDictionary()
-
-
-def existing_terms(table: PodTable) -> _ExistingTerms:
-    index = _EXISTING.get(table)
-    if index is None:
-        index = _EXISTING[table] = _ExistingTerms()
-    return index.sync(table)
+def existing_terms(snapshot: Snapshot) -> _ExistingTerms:
+    """The snapshot's :class:`_ExistingTerms`, brought up to date with its pod table."""
+    return snapshot.derive(__name__, lambda _: _ExistingTerms()).sync(snapshot.pod_table)
 
 
 # --------------------------------------------------------------------------------------------
@@ -434,7 +428,7 @@ def existing_anti_affinity_counts(pod: Pod, snapshot: Snapshot) -> TopologyCount
     """``getTPMapMatchingExistingAntiAffinity``."""
     counts = TopologyCounts()
     table = snapshot.pod_table
-    index = existing_terms(table)
+    index = existing_terms(snapshot)
     if not len(index.rows):
         return counts
     chosen = (index.kinds == REQUIRED_ANTI_AFFINITY) & table.alive[index.rows]
@@ -551,7 +545,7 @@ def topology_scores(pod: Pod, info: PodInfo, snapshot: Snapshot, hard_weight: in
                 value = weighted.weight * sign
                 counted |= scores.add(snapshot, weighted.term.topology_key, nodes[matched], value)
     # The terms of assigned pods that declare affinity, against the incoming pod.
-    index = existing_terms(table)
+    index = existing_terms(snapshot)
     if len(index.rows):
         chosen = table.alive[index.rows]
         if hard_weight <= 0:

@@ -44,17 +44,22 @@ from ruleset.api.meta import LabelSelectorRequirement
 from ruleset.api.pod import NodeAffinity as NodeAffinitySpec
 from ruleset.api.pod import NodeSelectorTerm, Pod, PreferredSchedulingTerm, decode_node_affinity
 from ruleset.framework.args import ArgError, arg_field
-from ruleset.framework.plugin import Plugin
+from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Code
 from ruleset.gofmt import go_quote
 from ruleset.hookspecs import hookimpl
 from ruleset.plugins.normalize import default_normalize_score
-from ruleset.selector import Selector, SelectorError, from_node_selector_requirements, from_set
+from ruleset.selector import (
+    Selector,
+    SelectorError,
+    from_node_selector_requirements,
+    from_set,
+    is_empty_node_selector_term,
+)
 from ruleset.snapshot import NodeSet
 
 NAME = "NodeAffinity"
-MAX_NODE_SCORE = 100
 #: ``ErrReasonPod`` of v1.20 (later versions append "/selector").
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
@@ -100,11 +105,6 @@ def _field_requirements(requirements: Sequence[LabelSelectorRequirement]) -> tup
                                 f"operator {go_quote(expr.operator)}")
         out.append(FieldRequirement(expr.key, expr.values[0], expr.operator == "NotIn"))
     return tuple(out)
-
-
-def is_empty_term(term: NodeSelectorTerm) -> bool:
-    """``isEmptyNodeSelectorTerm``: no matchExpressions and no matchFields."""
-    return not term.match_expressions and not term.match_fields
 
 
 @lru_cache(maxsize=4096)
@@ -155,7 +155,7 @@ class NodeSelectorMatcher:
     """``nodeaffinity.LazyErrorNodeSelector``: OR of the non-empty terms of a node selector."""
 
     def __init__(self, terms: Sequence[NodeSelectorTerm]):
-        self.terms = [parse_term(t) for t in terms if not is_empty_term(t)]
+        self.terms = [parse_term(t) for t in terms if not is_empty_node_selector_term(t)]
 
     @property
     def errors(self) -> list[str]:
@@ -177,7 +177,7 @@ class PreferredTerms:
         self.terms: list[tuple[int, ParsedTerm]] = []
         self.errors: list[str] = []
         for term in terms:
-            if term.weight == 0 or is_empty_term(term.preference):
+            if term.weight == 0 or is_empty_node_selector_term(term.preference):
                 continue
             parsed = parse_term(term.preference)
             if parsed.error is not None:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ruleset.api.pod import Pod
 from ruleset.framework.args import ArgError, arg_field
-from ruleset.framework.plugin import Plugin
+from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Code
 from ruleset.gofmt import go_quote
@@ -28,7 +28,6 @@ from ruleset.hookspecs import hookimpl
 from ruleset.snapshot import NodeSet
 
 ERR_REASON_PRESENCE_VIOLATED = "node(s) didn't have the requested labels"
-MAX_NODE_SCORE = 100
 
 _LABEL_LIST = {"type": "array", "items": {"type": "string"}, "default": []}
 
@@ -84,9 +83,6 @@ class NodeLabel(Plugin):
                                                f"absent({_go_list(absent)}) label list")]
         return []
 
-    def _has(self, nodes: NodeSet, key: str) -> np.ndarray:
-        return nodes.has_label(key)
-
     @hookimpl
     def ruleset_filter(self, nodes: NodeSet) -> FilterResult | None:
         args: NodeLabelArgs = self.args
@@ -94,9 +90,9 @@ class NodeLabel(Plugin):
             return None
         ok = np.ones(len(nodes), dtype=bool)
         for key in args.present_labels:
-            ok &= self._has(nodes, key)
+            ok &= nodes.has_label(key)
         for key in args.absent_labels:
-            ok &= ~self._has(nodes, key)
+            ok &= ~nodes.has_label(key)
         return FilterResult.reject(~ok, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_PRESENCE_VIOLATED)
 
     @hookimpl
@@ -107,7 +103,7 @@ class NodeLabel(Plugin):
         if count == 0:
             return score
         for key in args.present_labels_preference:
-            score += np.where(self._has(nodes, key), MAX_NODE_SCORE, 0)
+            score += np.where(nodes.has_label(key), MAX_NODE_SCORE, 0)
         for key in args.absent_labels_preference:
-            score += np.where(self._has(nodes, key), 0, MAX_NODE_SCORE)
+            score += np.where(nodes.has_label(key), 0, MAX_NODE_SCORE)
         return score // count

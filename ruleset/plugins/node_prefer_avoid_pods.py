@@ -24,21 +24,17 @@ from __future__ import annotations
 
 import json
 import re
-import weakref
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ruleset.api.node import Node
 from ruleset.api.pod import Pod
-from ruleset.framework.plugin import Plugin
+from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
 from ruleset.hookspecs import hookimpl
 from ruleset.snapshot import NodeSet, Snapshot
 
 PREFER_AVOID_PODS_ANNOTATION_KEY = "scheduler.alpha.kubernetes.io/preferAvoidPods"
-MAX_NODE_SCORE = 100
 AVOIDED_KINDS = ("ReplicationController", "ReplicaSet")
 
 
@@ -188,7 +184,6 @@ def parse_avoid_pods(text: str) -> list[tuple[str, str] | None]:
 
 @dataclass(frozen=True, slots=True)
 class _AvoidIndex:
-    num_nodes: int
     #: (kind, uid) -> nodes with a matching entry before any nil podController entry: score 0.
     avoided: dict[tuple[str, str], np.ndarray]
     #: nodes whose annotation has an entry without podController (sorted).
@@ -197,10 +192,10 @@ class _AvoidIndex:
     safe_before_nil: dict[int, frozenset[tuple[str, str]]]
 
 
-def _build_index(nodes: Sequence[Node]) -> _AvoidIndex:
+def _build_index(snapshot: Snapshot) -> _AvoidIndex:
     avoided: dict[tuple[str, str], list[int]] = {}
     safe_before_nil: dict[int, frozenset[tuple[str, str]]] = {}
-    for i, node in enumerate(nodes):
+    for i, node in enumerate(snapshot.nodes):
         text = node.meta.annotations.get(PREFER_AVOID_PODS_ANNOTATION_KEY, "")
         if not text:
             continue
@@ -216,18 +211,12 @@ def _build_index(nodes: Sequence[Node]) -> _AvoidIndex:
             if entry not in seen:
                 seen.add(entry)
                 avoided.setdefault(entry, []).append(i)
-    return _AvoidIndex(len(nodes), {k: np.array(v, dtype=np.intp) for k, v in avoided.items()},
+    return _AvoidIndex({k: np.array(v, dtype=np.intp) for k, v in avoided.items()},
                        np.array(sorted(safe_before_nil), dtype=np.intp), safe_before_nil)
 
 
-_INDEXES: weakref.WeakKeyDictionary[Snapshot, _AvoidIndex] = weakref.WeakKeyDictionary()
-
-
 def avoid_index(snapshot: Snapshot) -> _AvoidIndex:
-    index = _INDEXES.get(snapshot)
-    if index is None or index.num_nodes != snapshot.num_nodes:
-        index = _INDEXES[snapshot] = _build_index(snapshot.nodes)
-    return index
+    return snapshot.derive(__name__, _build_index)
 
 
 class NodePreferAvoidPods(Plugin):

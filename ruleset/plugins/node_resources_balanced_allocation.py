@@ -23,12 +23,10 @@ import numpy as np
 
 from ruleset.api.pod import Pod
 from ruleset.framework.args import arg_field
-from ruleset.framework.plugin import Plugin
+from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
 from ruleset.hookspecs import hookimpl
 from ruleset.plugins.resource_allocation import fraction_of_capacity, requested_and_allocatable
 from ruleset.snapshot import NodeSet
-
-MAX_NODE_SCORE = 100.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ import numpy as np
 
 from ruleset.api import resources as res
 from ruleset.api.pod import Pod
+from ruleset.errors import format_path
 from ruleset.framework.args import ArgError, arg_field
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.plugin import Plugin
@@ -47,8 +48,7 @@ class PreFilterState:
 
 
 def _invalid(path: tuple, value: str, detail: str) -> ArgError:
-    dotted = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(path))
-    return ArgError(path, f"{dotted}: Invalid value: {go_quote(value)}: {detail}")
+    return ArgError(path, f"{format_path(path)}: Invalid value: {go_quote(value)}: {detail}")
 
 
 class NodeResourcesFit(Plugin):

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ruleset.plugins.resource_allocation import MAX_NODE_SCORE, ResourceWeightScorer
+from ruleset.framework.plugin import MAX_NODE_SCORE
+from ruleset.plugins.resource_allocation import ResourceWeightScorer
 
 
 def most_requested_score(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:

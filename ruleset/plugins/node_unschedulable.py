@@ -18,27 +18,22 @@ from ruleset.hookspecs import hookimpl
 from ruleset.snapshot import NodeSet, Snapshot
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
-ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
 TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
+
+
+def _cordoned(snapshot: Snapshot) -> np.ndarray | None:
+    """Which nodes are cordoned, or None when none is."""
+    column = np.fromiter((node.unschedulable for node in snapshot.nodes), dtype=bool,
+                         count=snapshot.num_nodes)
+    return column if column.any() else None
 
 
 class NodeUnschedulable(Plugin):
     name = "NodeUnschedulable"
 
-    _cordoned: tuple[Snapshot, np.ndarray | None] | None = None
-
-    def _cordoned_column(self, snapshot: Snapshot) -> np.ndarray | None:
-        """Which nodes are cordoned, or None when none is."""
-        # A snapshot's nodes never change, so the column is built once per snapshot.
-        if self._cordoned is None or self._cordoned[0] is not snapshot:
-            column = np.fromiter((node.unschedulable for node in snapshot.nodes), dtype=bool,
-                                 count=snapshot.num_nodes)
-            self._cordoned = (snapshot, column if column.any() else None)
-        return self._cordoned[1]
-
     @hookimpl
     def ruleset_filter(self, pod: Pod, nodes: NodeSet) -> FilterResult | None:
-        column = self._cordoned_column(nodes.snapshot)
+        column = nodes.snapshot.derive(__name__, _cordoned)
         if column is None:
             return None
         if any(t.tolerates(TAINT_NODE_UNSCHEDULABLE, "", "NoSchedule") for t in pod.tolerations):

@@ -44,7 +44,6 @@ the fix (kubernetes#110853).
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -52,18 +51,19 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ruleset.api.pod import Pod, TopologySpreadConstraint
+from ruleset.errors import format_path
 from ruleset.framework.args import ArgError, arg_field
 from ruleset.framework.cycle_state import CycleState
-from ruleset.framework.plugin import Plugin
+from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Code, Status
 from ruleset.gofmt import go_quote
 from ruleset.hookspecs import hookimpl
 from ruleset.plugins.normalize import go_div
 from ruleset.plugins.pod_topology_spread_helpers import node_affinity_mask, topology_normalizing_weight
-from ruleset.plugins.spread_helpers import default_selector
+from ruleset.plugins.spread_helpers import default_selector, matching_pods_per_node
 from ruleset.selector import Selector, SelectorError, from_label_selector, qualified_name_errors
-from ruleset.snapshot import NodeSet, PodTable, Snapshot
+from ruleset.snapshot import NodeSet, Snapshot
 
 NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -79,7 +79,6 @@ LIST_DEFAULTING = "List"
 LABEL_HOSTNAME = "kubernetes.io/hostname"
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
 
-MAX_NODE_SCORE = 100
 MAX_INT32 = 2**31 - 1
 #: NormalizeScore's marker for ignored nodes (``invalidScore``).
 INVALID_SCORE = -1
@@ -156,17 +155,13 @@ _CONSTRAINT_SCHEMA: dict[str, Any] = {
 }
 
 
-def _field_path(path: tuple[str | int, ...]) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(path))
-
-
 def _field_error(path: tuple[str | int, ...], kind: str, value: str | int | None, detail: str) -> ArgError:
     """A ``field.Error`` as ``Error()`` prints it: ``<path>: <type>[: <value>][: <detail>]``.
 
     Strings (and Go named string types, printed with ``%#v``) are quoted; integers are not;
     Required and Forbidden print no value.
     """
-    text = f"{_field_path(path)}: {kind}"
+    text = f"{format_path(path)}: {kind}"
     if value is not None:
         text += f": {go_quote(value) if isinstance(value, str) else value}"
     if detail:
@@ -246,61 +241,6 @@ def filter_constraints(constraints: Sequence[TopologySpreadConstraint],
     """
     return [SpreadConstraint(c.max_skew, c.topology_key, from_label_selector(c.label_selector))
             for c in constraints if c.when_unsatisfiable == action]
-
-
-def matching_pods_per_node(snapshot: Snapshot, selector: Selector, namespace: str) -> np.ndarray:
-    """``countPodsMatchSelector`` for every node at once: pods in ``namespace``, not
-    terminating, whose labels match ``selector``; one count per snapshot node."""
-    table = snapshot.pod_table
-    n = snapshot.num_nodes
-    code = table.namespace_code(namespace)
-    if code < 0 or selector.is_nothing or not len(table):
-        return np.zeros(n, dtype=np.int64)
-    cache: dict[tuple[Selector, int], _MatchingRows] = snapshot.derived.setdefault(__name__, {})
-    matching = cache.get((selector, code))
-    if matching is None:
-        matching = cache[(selector, code)] = _MatchingRows()
-    rows = matching.sync(table, selector, code)
-    rows = rows[table.alive[rows]]
-    return np.bincount(table.node[rows], minlength=n).astype(np.int64, copy=False)
-
-
-class _MatchingRows:
-    """The pod-table rows whose pod is in one namespace, not terminating, and matched by one
-    selector: what a row holds never changes (rows are not reused), so each row is
-    classified once, as the table grows; whether it is live, and where, is read at use."""
-
-    __slots__ = ("rows", "seen")
-
-    def __init__(self) -> None:
-        self.seen = 0
-        self.rows = np.zeros(0, dtype=np.intp)
-
-    def sync(self, table: PodTable, selector: Selector, namespace: int) -> np.ndarray:
-        size = len(table)
-        if size > self.seen:
-            new = np.arange(self.seen, size)
-            new = new[~table.terminating[new] & (table.namespace[new] == namespace)]
-            if len(new) and not selector.empty():
-                new = new[_matched(table, selector, new)]
-            self.rows = np.concatenate((self.rows, new))
-            self.seen = size
-        return self.rows
-
-
-def _matched(table: PodTable, selector: Selector, rows: np.ndarray) -> np.ndarray:
-    """Whether ``selector`` matches the pod of each row.
-
-    Many rows (the first look at a table) are matched against the table's label columns at
-    once; a few (each cycle adds one), and removed pods, whose rows have no labels, by
-    asking the pod.
-    """
-    by_table = table.alive[rows] if len(rows) > 64 else np.zeros(len(rows), dtype=bool)
-    matched = np.empty(len(rows), dtype=bool)
-    if by_table.any():
-        matched[by_table] = selector.match_table(table.labels, rows[by_table])
-    matched[~by_table] = [selector.matches(table.pods[row].labels) for row in rows[~by_table].tolist()]
-    return matched
 
 
 class _CountCache:
@@ -392,16 +332,13 @@ def build_critical_paths(values: list[str], exists: np.ndarray, counts: np.ndarr
     return paths
 
 
-_RANKS: weakref.WeakKeyDictionary[Snapshot, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
-
-
 def value_rank(snapshot: Snapshot, key: str) -> np.ndarray:
     """Per code of a node label ``key``: the position of its value in sorted order (cached;
     node labels do not change during a run)."""
-    ranks = _RANKS.setdefault(snapshot, {})
-    values = snapshot.node_labels.vocabulary(key)
+    ranks: dict[str, np.ndarray] = snapshot.derive(f"{__name__}.value_rank", lambda _: {})
     rank = ranks.get(key)
-    if rank is None or len(rank) != len(values):
+    if rank is None:
+        values = snapshot.node_labels.vocabulary(key)
         rank = np.empty(len(values), dtype=np.int64)
         rank[sorted(range(len(values)), key=values.__getitem__)] = np.arange(len(values))
         ranks[key] = rank

@@ -24,11 +24,10 @@ import numpy as np
 
 from ruleset.api.pod import Pod
 from ruleset.framework.args import ArgError, arg_field
-from ruleset.framework.plugin import Handle, Plugin
+from ruleset.framework.plugin import MAX_NODE_SCORE, Handle, Plugin
 from ruleset.hookspecs import hookimpl
 from ruleset.plugins.normalize import go_div
 from ruleset.plugins.resource_allocation import (
-    MAX_NODE_SCORE,
     RESOURCES_SCHEMA,
     ResourceSpec,
     dump_resources,

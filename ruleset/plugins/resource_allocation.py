@@ -26,7 +26,6 @@ from ruleset.hookspecs import hookimpl
 from ruleset.snapshot import NodeSet
 
 DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))
-MAX_NODE_SCORE = 100
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,8 @@
       score = int64(f)          # truncation
 
   The zone key is ``utilnode.GetZoneKey`` (region and zone from the failure-domain or
-  topology labels; :func:`ruleset.snapshot.snapshot.zone_key`).
+  topology labels; :func:`ruleset.snapshot.snapshot.zone_key`), as the snapshot's
+  ``zone_codes`` hold it.
 
 Everything is skipped when the pod has ``topologySpreadConstraints``: Score gives 0 and
 NormalizeScore leaves the zeros alone (the pod's own constraints are PodTopologySpread's).
@@ -31,7 +32,6 @@ number in [0, 1], by default exactly the float64 ``2.0 / 3.0``. Go iterates
 from __future__ import annotations
 
 import math
-import weakref
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -40,16 +40,14 @@ import numpy as np
 from ruleset.api.pod import Pod
 from ruleset.framework.args import ArgError, arg_field
 from ruleset.framework.cycle_state import CycleState
-from ruleset.framework.plugin import Plugin
+from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
 from ruleset.hookspecs import hookimpl
-from ruleset.plugins.spread_helpers import default_selector
+from ruleset.plugins.spread_helpers import default_selector, matching_pods_per_node
 from ruleset.selector import Selector
-from ruleset.snapshot import NodeSet, Snapshot
-from ruleset.snapshot.snapshot import zone_key
+from ruleset.snapshot import NodeSet
 
 NAME = "SelectorSpread"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
-MAX_NODE_SCORE = 100
 #: Upstream's ``zoneWeighting float64 = 2.0 / 3.0``: 2/3 of the score from zone spreading.
 ZONE_WEIGHTING = 2.0 / 3.0
 
@@ -92,29 +90,6 @@ class SelectorSpreadArgs:
     zone_weighting: float = arg_field("zoneWeighting", ZONE_WEIGHTING, parse=float)
 
 
-class _ZoneTable:
-    """Each node's zone as a small integer (-1 for none), built once per snapshot."""
-
-    def __init__(self, snapshot: Snapshot) -> None:
-        keys: dict[str, int] = {}
-        codes = []
-        for node in snapshot.nodes:
-            key = zone_key(node.labels)
-            codes.append(keys.setdefault(key, len(keys)) if key else -1)
-        self.codes = np.array(codes, dtype=np.int64)
-        self.num_zones = len(keys)
-
-
-_ZONES: weakref.WeakKeyDictionary[Snapshot, _ZoneTable] = weakref.WeakKeyDictionary()
-
-
-def zone_table(snapshot: Snapshot) -> _ZoneTable:
-    table = _ZONES.get(snapshot)
-    if table is None or len(table.codes) != snapshot.num_nodes:
-        table = _ZONES[snapshot] = _ZoneTable(snapshot)
-    return table
-
-
 def skip_selector_spread(pod: Pod) -> bool:
     """``skipSelectorSpread``: the pod spreads itself with topologySpreadConstraints."""
     return len(pod.topology_spread_constraints) != 0
@@ -126,20 +101,9 @@ def count_matching_pods(pod: Pod, selector: Selector, nodes: NodeSet) -> np.ndar
     Counts the assigned pods of ``pod``'s namespace, not being deleted, whose labels match
     ``selector``; all zero when the selector is empty.
     """
-    counts = np.zeros(len(nodes), dtype=np.int64)
     if selector.empty() or len(nodes) == 0:
-        return counts
-    snapshot = nodes.snapshot
-    table = snapshot.pod_table
-    namespace = table.namespace_code(pod.namespace)
-    if namespace < 0:
-        return counts
-    rows = np.flatnonzero(table.alive & ~table.terminating & (table.namespace == namespace))
-    if len(rows) == 0:
-        return counts
-    matched = rows[selector.match_table(table.labels, rows)]
-    per_node = np.bincount(table.node[matched], minlength=snapshot.num_nodes)
-    return per_node[nodes.indices].astype(np.int64)
+        return np.zeros(len(nodes), dtype=np.int64)
+    return matching_pods_per_node(nodes.snapshot, selector, pod.namespace)[nodes.indices]
 
 
 def normalize(scores: np.ndarray, zones: np.ndarray, zone_weighting: float) -> np.ndarray:
@@ -214,5 +178,5 @@ class SelectorSpread(Plugin):
     def ruleset_normalize_score(self, pod: Pod, nodes: NodeSet, scores: np.ndarray) -> np.ndarray | None:
         if skip_selector_spread(pod):
             return None
-        zones = zone_table(nodes.snapshot).codes[nodes.indices]
+        zones = nodes.snapshot.zone_codes[nodes.indices]
         return normalize(scores, zones, self.args.zone_weighting)

@@ -1,4 +1,5 @@
-"""``DefaultSelector`` and ``GetPodServices`` of ``pkg/scheduler/framework/plugins/helper/spread.go`` (v1.20).
+"""``DefaultSelector`` and ``GetPodServices`` of ``pkg/scheduler/framework/plugins/helper/spread.go`` (v1.20),
+and the per-node count of matching pods both spreading plugins take.
 
 Not a plugin. SelectorSpread (and PodTopologySpread's system defaulting) spread a pod away
 from the pods of "its" Services, ReplicationControllers, ReplicaSets and StatefulSets; this
@@ -28,11 +29,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ruleset.api.meta import LabelSelector
+import numpy as np
+
 from ruleset.api.pod import Pod
-from ruleset.api.workloads import ReplicaSet, Service, StatefulSet
-from ruleset.selector import Requirement, Selector, SelectorError, from_label_selector, from_set
-from ruleset.snapshot import Snapshot, Workloads
+from ruleset.api.workloads import ReplicaSet, Service, StatefulSet, label_selector_of
+from ruleset.selector import Requirement, Selector, from_set
+from ruleset.snapshot import PodTable, Snapshot, Workloads
 
 
 def _with_set_selectors(workloads: Workloads, kind: str, namespace: str) -> list[tuple[Any, Selector]]:
@@ -85,19 +87,12 @@ def _matching_label_selectors(pod: Pod, objects: Iterable[ReplicaSet | StatefulS
     """
     if not pod.labels:
         return []
-    out = []
-    for obj in objects:
-        selector_spec: LabelSelector | None = obj.selector
-        try:
-            selector = from_label_selector(selector_spec)
-        except SelectorError:
-            return []
-        # A nil selector is NOTHING and never matches; an empty one would match every pod and
-        # is skipped on purpose upstream ("should match nothing, not everything").
-        if selector.empty() or not selector.matches(pod.labels):
-            continue
-        out.append(selector)
-    return out
+    selectors = [label_selector_of(obj) for obj in objects]
+    if any(selector is None for selector in selectors):
+        return []
+    # A nil selector is NOTHING and never matches; an empty one would match every pod and
+    # is skipped on purpose upstream ("should match nothing, not everything").
+    return [selector for selector in selectors if not selector.empty() and selector.matches(pod.labels)]
 
 
 def default_selector(pod: Pod, snapshot: Snapshot) -> Selector:
@@ -121,3 +116,58 @@ def default_selector(pod: Pod, snapshot: Snapshot) -> Selector:
                 extra.extend(requirements)
         selector = selector.add(*extra)
     return selector
+
+
+def matching_pods_per_node(snapshot: Snapshot, selector: Selector, namespace: str) -> np.ndarray:
+    """``countPodsMatchSelector`` for every node at once: pods in ``namespace``, not
+    terminating, whose labels match ``selector``; one count per snapshot node."""
+    table = snapshot.pod_table
+    n = snapshot.num_nodes
+    code = table.namespace_code(namespace)
+    if code < 0 or selector.is_nothing or not len(table):
+        return np.zeros(n, dtype=np.int64)
+    cache: dict[tuple[Selector, int], _MatchingRows] = snapshot.derive(__name__, lambda _: {})
+    matching = cache.get((selector, code))
+    if matching is None:
+        matching = cache[(selector, code)] = _MatchingRows()
+    rows = matching.sync(table, selector, code)
+    rows = rows[table.alive[rows]]
+    return np.bincount(table.node[rows], minlength=n).astype(np.int64, copy=False)
+
+
+class _MatchingRows:
+    """The pod-table rows whose pod is in one namespace, not terminating, and matched by one
+    selector: what a row holds never changes (rows are not reused), so each row is
+    classified once, as the table grows; whether it is live, and where, is read at use."""
+
+    __slots__ = ("rows", "seen")
+
+    def __init__(self) -> None:
+        self.seen = 0
+        self.rows = np.zeros(0, dtype=np.intp)
+
+    def sync(self, table: PodTable, selector: Selector, namespace: int) -> np.ndarray:
+        size = len(table)
+        if size > self.seen:
+            new = np.arange(self.seen, size)
+            new = new[~table.terminating[new] & (table.namespace[new] == namespace)]
+            if len(new) and not selector.empty():
+                new = new[_matched(table, selector, new)]
+            self.rows = np.concatenate((self.rows, new))
+            self.seen = size
+        return self.rows
+
+
+def _matched(table: PodTable, selector: Selector, rows: np.ndarray) -> np.ndarray:
+    """Whether ``selector`` matches the pod of each row.
+
+    Many rows (the first look at a table) are matched against the table's label columns at
+    once; a few (each cycle adds one), and removed pods, whose rows have no labels, by
+    asking the pod.
+    """
+    by_table = table.alive[rows] if len(rows) > 64 else np.zeros(len(rows), dtype=bool)
+    matched = np.empty(len(rows), dtype=bool)
+    if by_table.any():
+        matched[by_table] = selector.match_table(table.labels, rows[by_table])
+    matched[~by_table] = [selector.matches(table.pods[row].labels) for row in rows[~by_table].tolist()]
+    return matched

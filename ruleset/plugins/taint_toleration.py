@@ -26,10 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ruleset.api.node import Node
 from ruleset.api.pod import Pod, Toleration
 from ruleset.framework.cycle_state import CycleState
-from ruleset.framework.plugin import Plugin
+from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Code
 from ruleset.hookspecs import hookimpl
@@ -38,7 +37,6 @@ from ruleset.snapshot import NodeSet, Snapshot
 
 NAME = "TaintToleration"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
-MAX_NODE_SCORE = 100
 
 NO_SCHEDULE = "NoSchedule"
 NO_EXECUTE = "NoExecute"
@@ -107,7 +105,7 @@ def _padded(rows: list[list[int]]) -> np.ndarray:
     return out
 
 
-def _build_table(nodes: Sequence[Node]) -> _TaintTable:
+def _build_table(snapshot: Snapshot) -> _TaintTable:
     ids: dict[tuple[str, str, str], int] = {}
     keys: list[str] = []
     values: list[str] = []
@@ -115,7 +113,7 @@ def _build_table(nodes: Sequence[Node]) -> _TaintTable:
     columns: list[tuple[int, int, int]] = []
     hard: list[list[int]] = []
     soft: list[list[int]] = []
-    for node in nodes:
+    for node in snapshot.nodes:
         node_hard: list[int] = []
         node_soft: list[int] = []
         for taint in node.taints:
@@ -140,10 +138,7 @@ def _build_table(nodes: Sequence[Node]) -> _TaintTable:
 
 
 def taint_table(snapshot: Snapshot) -> _TaintTable:
-    table = snapshot.derived.get(__name__)
-    if table is None or len(table.hard) != snapshot.num_nodes:
-        table = snapshot.derived[__name__] = _build_table(snapshot.nodes)
-    return table
+    return snapshot.derive(__name__, _build_table)
 
 
 def _untolerated(ids: np.ndarray, tolerated: np.ndarray) -> np.ndarray:

@@ -9,10 +9,10 @@ incrementally as it places pods (``add_pod``) and as preemption evicts them
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -31,6 +31,8 @@ from ruleset.snapshot.node_info import ImageState, NodeInfo, NodeSet
 from ruleset.snapshot.pod_table import PodTable
 
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -118,13 +120,15 @@ class Snapshot:
         self._node_pods: list[list[Pod]] = [[] for _ in range(n)]
         self.used_ports: list[dict[tuple[str, int], dict[str, int]]] = [{} for _ in range(n)]
         self.port_users: dict[tuple[str, int], set[int]] = defaultdict(set)
-        self._image_states = self._build_image_states()
+        #: Each node's zone (``utilnode.GetZoneKey``) as a small integer, -1 for none.
+        self.zone_codes = zone_codes(self.nodes)
         #: Node indices in kube-scheduler's ``nodeTree`` order (zones round-robin).
-        self.evaluation_order = node_tree_order(self.nodes)
+        self.evaluation_order = node_tree_order(self.zone_codes)
         #: Incremented on every change; lets plugins cache derived data safely.
         self.generation = 0
         #: What plugins and helpers derive from this snapshot (indexes, trackers), under a key
         #: of their choosing (their module's name); each decides when its entry is stale.
+        #: :meth:`derive` builds an entry on first use.
         self.derived: dict[str, Any] = {}
         self._journals: list[_Journal] = []
 
@@ -135,6 +139,19 @@ class Snapshot:
 
     def all_nodes(self) -> NodeSet:
         return NodeSet(self, np.arange(len(self.nodes)))
+
+    def derive(self, key: str, build: Callable[[Snapshot], T]) -> T:
+        """``build(self)``, built on first use and kept in :attr:`derived` under ``key``.
+
+        Nodes never change during a run, so what is derived from them alone (their labels,
+        taints, images, annotations) is never stale; an entry that depends on the pods must
+        bring itself up to date when it is used.
+        """
+        try:
+            return self.derived[key]
+        except KeyError:
+            value = self.derived[key] = build(self)
+            return value
 
     def node_info(self, index: int) -> NodeInfo:
         return NodeInfo(self, index)
@@ -176,7 +193,8 @@ class Snapshot:
         return states
 
     def image_states(self, index: int) -> dict[str, ImageState]:
-        return self._image_states[index]
+        """``NodeInfo.ImageStates`` of node ``index`` (built for every node on first use)."""
+        return self.derive("ruleset.snapshot.image_states", Snapshot._build_image_states)[index]
 
     # ------------------------------------------------------------------ pods
     def pods_on(self, index: int) -> list[Pod]:
@@ -288,14 +306,27 @@ def zone_key(labels: dict[str, str]) -> str:
     return f"{region}:\x00:{zone}"
 
 
-def node_tree_order(nodes: Sequence[Node]) -> np.ndarray:
+def zone_codes(nodes: Sequence[Node]) -> np.ndarray:
+    """Each node's :func:`zone_key` as a code, numbered in order of first appearance; -1 for
+    a node without a zone."""
+    keys: dict[str, int] = {}
+    codes = []
+    for node in nodes:
+        key = zone_key(node.labels)
+        codes.append(keys.setdefault(key, len(keys)) if key else -1)
+    return np.array(codes, dtype=np.int64)
+
+
+def node_tree_order(zones_of_nodes: np.ndarray) -> np.ndarray:
     """The order kube-scheduler's ``nodeTree.list()`` gives: one node per zone in turn.
 
-    Zones come in the order their first node appears; nodes within a zone in input order.
+    ``zones_of_nodes`` holds each node's zone code (:func:`zone_codes`; the nodes without a
+    zone form one more zone). Zones come in the order their first node appears; nodes
+    within a zone in input order.
     """
-    zones: dict[str, list[int]] = {}
-    for i, node in enumerate(nodes):
-        zones.setdefault(zone_key(node.labels), []).append(i)
+    zones: dict[int, list[int]] = {}
+    for i, zone in enumerate(zones_of_nodes.tolist()):
+        zones.setdefault(zone, []).append(i)
     order: list[int] = []
     columns = list(zones.values())
     depth = max((len(c) for c in columns), default=0)
