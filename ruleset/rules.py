@@ -35,6 +35,7 @@ import numpy as np
 
 from ruleset.errors import Problem, RulesetError, format_path
 from ruleset.gofmt import go_quote
+from ruleset.profile.model import RULES_PLUGIN as RULES_PLUGIN  # the plugin that runs the rules
 from ruleset.selector import Selector, SelectorError
 
 if TYPE_CHECKING:
@@ -42,8 +43,6 @@ if TYPE_CHECKING:
     from ruleset.profile.model import Profile, RuleConfig
     from ruleset.snapshot import NodeSet
 
-#: The framework name of the built-in plugin that runs a profile's rules.
-RULES_PLUGIN = "Rules"
 #: What a matching ``prefer`` selector is worth before the rule's weight.
 MATCH_SCORE = 100
 #: The selector-valued keys of a rule, in the order they are checked.
@@ -106,7 +105,7 @@ def compile_rule(rule: RuleConfig) -> CompiledRule:
 def compile_rules(rules: Iterable[RuleConfig]) -> tuple[CompiledRule, ...]:
     """Compile rules in order; raise :class:`RulesetError` with every problem (located) if any."""
     rules = list(rules)
-    problems = _selector_problems(rules)
+    compiled, problems = _compile_all(rules)
     seen: set[str] = set()
     for index, rule in enumerate(rules):
         if rule.name in seen:
@@ -115,7 +114,7 @@ def compile_rules(rules: Iterable[RuleConfig]) -> tuple[CompiledRule, ...]:
         seen.add(rule.name)
     if problems:
         raise RulesetError(problems)
-    return tuple(compile_rule(rule) for rule in rules)
+    return tuple(compiled)
 
 
 def rule_problems(profile: Profile) -> list[Problem]:
@@ -126,7 +125,7 @@ def rule_problems(profile: Profile) -> list[Problem]:
     Rules with the same name in one file are reported by the loader, not here.
     """
     rules = list(profile.rules)
-    problems = _selector_problems(rules)
+    _, problems = _compile_all(rules)
     total = 0
     for index, rule in enumerate(rules):
         if rule.prefer is None:
@@ -139,30 +138,32 @@ def rule_problems(profile: Profile) -> list[Problem]:
     return problems
 
 
-def _selector_problems(rules: Sequence[RuleConfig]) -> list[Problem]:
+def _compile_all(rules: Sequence[RuleConfig]) -> tuple[list[CompiledRule], list[Problem]]:
+    """Each rule compiled (parsing each expression once), and every selector syntax error, located."""
+    compiled = []
     problems = []
     for index, rule in enumerate(rules):
+        parsed: dict[str, Selector] = {}
         for key in SELECTOR_FIELDS:
             text = getattr(rule, key)
-            if not text:
+            if text is None:  # not written ("" is the selector that matches everything)
                 continue
             try:
-                _parse(text)
+                parsed[key] = _parse(text)
             except SelectorError as exc:
                 message = f"rule {rule.name!r}: invalid selector: {exc.reason}"
                 problems.append(_problem(rule, index, key, message, "invalid-selector", exc))
-    return problems
+        compiled.append(CompiledRule(rule.name, parsed.get("pods", Selector.EVERYTHING),
+                                     parsed.get("require"), parsed.get("prefer"), rule.weight))
+    return compiled, problems
 
 
 def _problem(rule: RuleConfig, index: int, key: str, message: str, code: str,
              error: SelectorError | None = None) -> Problem:
     """A problem about ``rule``'s ``key``, located in the file the rule was written in."""
-    source = getattr(rule, "source", None)
-    if source is None:  # built in code, not loaded: only the rule's origin is known
-        origin = rule.origin
-        return Problem(message, file=origin.file, line=origin.line, column=origin.column,
-                       path=format_path(("rules", index, key)), code=code)
-    pf, file_index = source
+    if rule.source is None:  # built in code, not loaded: only the rule's origin is known
+        return rule.origin.problem(message, format_path(("rules", index, key)), code)
+    pf, file_index = rule.source
     key_path = ("rules", file_index, key)
     origin = pf.origin(key_path, value=True)
     line, column = origin.line, origin.column

@@ -17,8 +17,7 @@ import sys
 from ruleset.errors import RulesetError
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = ("score", "schedule", "selector", "validate", "show", "schema", "export", "import_config",
-            "plugins")
+COMMANDS = ("score", "schedule", "selector", "validate", "show", "schema", "export", "import_config")
 
 
 class _VersionAction(argparse.Action):
@@ -29,7 +28,9 @@ class _VersionAction(argparse.Action):
                          help="show program's version number and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
-        print(f"{parser.prog} {_version()}")
+        from ruleset.cli.output import package_version
+
+        print(f"{parser.prog} {package_version('unknown')}")
         parser.exit()
 
 
@@ -43,31 +44,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in (only,) if only else COMMANDS:
-        try:
-            module = importlib.import_module(f"ruleset.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"ruleset.cli.{name}":
-                continue  # command not built yet
-            raise
-        module.register(subparsers)
+        importlib.import_module(f"ruleset.cli.{name}").register(subparsers)
     parser.commands = subparsers.choices  # type: ignore[attr-defined]
     return parser
-
-
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("ruleset")
-    except Exception:  # not installed (running from a bare checkout)
-        return "unknown"
 
 
 def report_problems(exc: RulesetError) -> None:
     """Print each problem of ``exc`` on its own line to stderr."""
     for problem in exc.problems:
-        print(f"error: {problem}" if problem.severity == "error" else f"{problem.severity}: {problem}",
-              file=sys.stderr)
+        print(f"{problem.severity}: {problem}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,14 +45,14 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ruleset.cli.output import write_atomic
+    from ruleset.cli.output import refuse_existing, write_atomic
     from ruleset.kubeconfig.exporter import export_profiles
     from ruleset.kubeconfig.model import RefusedError
     from ruleset.profile.loader import load_profile
 
     profiles = [load_profile(p) for p in args.profiles]
-    if args.output and Path(args.output).exists() and not args.force:
-        write_atomic(Path(args.output), "", force=False)  # raises the usual "already exists" problem
+    if args.output:
+        refuse_existing([Path(args.output)], args.force)  # before any work
     try:
         exported = export_profiles(profiles, args.api_version, allow_lossy=args.allow_lossy)
     except RefusedError as exc:

@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ruleset.cli.output import write_atomic
+    from ruleset.cli.output import refuse_existing, write_atomic
     from ruleset.errors import Problem, RulesetError
     from ruleset.kubeconfig.importer import file_name, import_config, render
     from ruleset.kubeconfig.model import INVALID, LOSSY
@@ -67,14 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         directory = Path(args.output)
         directory.mkdir(parents=True, exist_ok=True)
-        existing = [directory / name for name, _ in outputs if (directory / name).exists()]
-        if existing and not args.force:
-            raise RulesetError(
-                [
-                    Problem("already exists; pass --force to overwrite", file=str(p), code="exists")
-                    for p in existing
-                ]
-            )
+        refuse_existing([directory / name for name, _ in outputs], args.force)
         for name, text in outputs:
             write_atomic(directory / name, text, force=args.force)
             print(f"wrote {directory / name}", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Shared output helpers: versioned JSON and atomic file writes."""
+"""Shared output helpers: versioned JSON, atomic file writes, the installed version."""
 
 from __future__ import annotations
 
@@ -23,16 +23,32 @@ def print_json(document: dict[str, Any]) -> None:
     sys.stdout.write(dump_json(document) + "\n")
 
 
+def package_version(fallback: str) -> str:
+    """The installed ``ruleset`` distribution's version; ``fallback`` when not installed (a bare checkout)."""
+    try:
+        from importlib.metadata import version  # slow to import: only when asked
+
+        return version("ruleset")
+    except Exception:
+        return fallback
+
+
+def refuse_existing(paths: list[Path], force: bool) -> None:
+    """Raise RulesetError (exit 2) naming each of ``paths`` that exists, unless ``force``."""
+    from ruleset.errors import Problem, RulesetError
+
+    existing = [path for path in paths if path.exists()]
+    if existing and not force:
+        raise RulesetError([Problem("already exists; pass --force to overwrite", file=str(path),
+                                    code="exists") for path in existing])
+
+
 def write_atomic(path: Path, text: str, force: bool = False) -> None:
     """Write ``text`` to ``path`` via a temporary file and rename, so a failure leaves no partial file.
 
     Refuses to replace an existing file unless ``force``.
     """
-    from ruleset.errors import Problem, RulesetError
-
-    if path.exists() and not force:
-        raise RulesetError(Problem("already exists; pass --force to overwrite", file=str(path),
-                                   code="exists"))
+    refuse_existing([path], force)
     directory = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:

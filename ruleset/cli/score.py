@@ -100,12 +100,11 @@ def score_json(report: Any) -> dict[str, Any]:
     }
 
 
-def _columns(data: dict[str, Any], plugins: list[str],
-             weights: dict[str, int]) -> list[tuple[str, tuple[str, str | None]]]:
+def _columns(data: dict[str, Any], weights: dict[str, int]) -> list[tuple[str, tuple[str, str | None]]]:
     """Table columns as ``(title, (plugin, rule or None))``: each plugin, then its rules, if any."""
     columns: list[tuple[str, tuple[str, str | None]]] = []
-    for plugin in plugins:
-        columns.append((f"{plugin}×{weights[plugin]}", (plugin, None)))
+    for plugin, weight in weights.items():
+        columns.append((f"{plugin}×{weight}", (plugin, None)))
         rules: dict[str, int] = {}
         for node in data["nodes"]:
             for rule, s in node["scores"].get(plugin, {}).get("rules", {}).items():
@@ -117,16 +116,11 @@ def _columns(data: dict[str, Any], plugins: list[str],
 def score_text(report: Any) -> str:
     """A readable table: nodes × plugins, with reasons for rejected nodes."""
     data = score_json(report)
-    plugins: list[str] = []
-    for node in data["nodes"]:
-        for plugin in node["scores"]:
-            if plugin not in plugins:
-                plugins.append(plugin)
-    weights = {}
+    weights: dict[str, int] = {}  # each scoring plugin's weight, in order of appearance
     for node in data["nodes"]:
         for plugin, s in node["scores"].items():
-            weights[plugin] = s["weight"]
-    columns = _columns(data, plugins, weights)
+            weights.setdefault(plugin, s["weight"])
+    columns = _columns(data, weights)
     header = ["NODE", *[title for title, _ in columns], "TOTAL", ""]
     rows = []
     for node in data["nodes"]:

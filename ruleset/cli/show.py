@@ -41,13 +41,12 @@ def run(args: argparse.Namespace) -> int:
 
 def effective_profile(argument: str) -> dict[str, Any]:
     """Load, build and describe a profile (raises RulesetError, exit 2, when it does not load)."""
-    from ruleset.framework.runtime import POINT_HOOKS, Framework
-    from ruleset.pluginmanager import load_registry
-    from ruleset.profile.loader import display_path, load_profile
+    from ruleset.framework.runtime import POINT_HOOKS
+    from ruleset.profile.loader import display_path
+    from ruleset.simulate import build_framework
 
-    registry = load_registry()
-    profile = load_profile(argument)
-    framework = Framework(profile, registry)
+    framework = build_framework(argument)
+    profile, registry = framework.profile, framework.registry
     written = {config.name for config in profile.plugins}
     plugins = []
     for name, config in framework.configs.items():
@@ -139,7 +138,7 @@ def profile_toml(document: dict[str, Any]) -> str:
         if plugin["weight"] is not None:
             table["weight"] = plugin["weight"]
         if plugin["configuredPoints"] is not None:
-            table["points"] = list(plugin["configuredPoints"])
+            table["points"] = plugin["configuredPoints"]
         if plugin["args"]:
             table["args"] = plugin["args"]
         plugins[plugin["name"]] = table

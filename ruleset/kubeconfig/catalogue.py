@@ -102,6 +102,13 @@ UNSUPPORTED_IN_TREE: dict[str, str] = {
     "NodeResourceLimits": "ruleset's NodeResourceLimits has no in-tree equivalent after 1.18",
 }
 
+
+def extenders_reason(count: int) -> str:
+    """Why a configuration's (or a Policy's) ``extenders`` do not cross."""
+    return (f"{count} scheduler extender(s): ruleset does not call HTTP extenders, so their filters, "
+            "scores and binds are left out")
+
+
 #: The ruleset plugins that kube-scheduler v1beta2+ expresses as NodeResourcesFit's scoringStrategy.
 SCORING_STRATEGIES = {
     "LeastAllocated": "NodeResourcesLeastAllocated",

@@ -38,7 +38,7 @@ from typing import Any
 
 import yaml
 
-from ruleset.framework.runtime import POINT_HOOKS, Framework
+from ruleset.framework.runtime import IMPLIED_POINTS, POINT_HOOKS, Framework
 from ruleset.kubeconfig.catalogue import (
     DEFAULT_RESOURCES,
     HARMLESS,
@@ -52,8 +52,10 @@ from ruleset.kubeconfig.versions import EXPORT_VERSIONS, REMOVED_IN_V1BETA2, VER
 from ruleset.pluginmanager import PluginRegistry, load_registry
 from ruleset.profile.model import Profile
 
-HELPERS = {"filter": "preFilter", "score": "preScore"}
+#: Each main point and the point that only prepares it (Filter's PreFilter, Score's PreScore).
+HELPERS = {main: helper for main, (helper,) in IMPLIED_POINTS.items()}
 SCORE_POINTS = ("preScore", "score")
+_ALL = tuple(POINT_HOOKS)
 
 #: Why a ruleset plugin is not in a version's in-tree registry.
 NOT_IN_TREE = {
@@ -199,7 +201,7 @@ def _entries(
             continue
         available = upstream_points(upstream, version.release) or frozenset()
         if upstream != name:  # a scoring strategy: only NodeResourcesFit's Score side
-            available = available & {"preScore", "score"}
+            available = available & set(SCORE_POINTS)
         points = [p for p in ours if p in available]
         for p in ours:
             if p not in available and p not in HELPERS.values():
@@ -215,7 +217,8 @@ def _entries(
             if main in points and helper in available and helper not in points:
                 points.append(helper)
         weight = config.weight if "score" in points else None
-        args = _args(name, config.args, cls, version, where, issues)
+        ours = cls.args_to_dict(cls.parse_args(config.args))
+        args = _args(name, ours, cls, version, where, issues)
         if upstream == "NodeResourcesFit" and version.name == "v1":
             if name != "NodeResourcesFit":
                 if strategy_plugin is not None:
@@ -230,7 +233,7 @@ def _entries(
                     )
                     continue
                 strategy_plugin = name
-                strategy = _strategy(name, cls, config.args)
+                strategy = _strategy(name, ours)
                 args = {"scoringStrategy": strategy} if strategy else {}
             if fit is None:
                 fit = _Entry("NodeResourcesFit", points, weight, args, index, index)
@@ -244,18 +247,17 @@ def _entries(
             continue
         entries.append(_Entry(upstream, points, weight, args, index, index))
     if version.name == "v1" and fit is not None and strategy_plugin is None:
-        fit.points = [p for p in fit.points if p not in ("preScore", "score")]
+        fit.points = [p for p in fit.points if p not in SCORE_POINTS]
     return entries
 
 
-_ALL = tuple(POINT_HOOKS)
-
-
 def _args(
-    name: str, raw: dict[str, Any], cls: Any, version: APIVersion, where: str, issues: list[Issue]
+    name: str, ours: dict[str, Any], cls: Any, version: APIVersion, where: str, issues: list[Issue]
 ) -> dict[str, Any]:
-    """The plugin's args kube-scheduler has fields for, when they differ from the defaults."""
-    ours = cls.args_to_dict(cls.parse_args(raw))
+    """The plugin's args kube-scheduler has fields for, when they differ from the defaults.
+
+    ``ours`` are the plugin's args, parsed (defaults filled in) and back as a dict.
+    """
     defaults = cls.args_to_dict(cls.parse_args({}))
     fields = args_fields(name, version.release) or ()
     if version.name == "v1" and name in STRATEGY_OF:
@@ -277,8 +279,11 @@ def _args(
     return {k: v for k, v in mine.items() if v != defaults.get(k) or k in ("shape",)}
 
 
-def _strategy(name: str, cls: Any, raw: dict[str, Any]) -> dict[str, Any] | None:
-    args = cls.args_to_dict(cls.parse_args(raw))
+def _strategy(name: str, args: dict[str, Any]) -> dict[str, Any] | None:
+    """NodeResourcesFit's ``scoringStrategy`` for scoring plugin ``name`` with ``args`` (parsed).
+
+    None when it is kube-scheduler's default (LeastAllocated on cpu and memory).
+    """
     strategy: dict[str, Any] = {
         "type": STRATEGY_OF[name],
         "resources": args.get("resources") or DEFAULT_RESOURCES,
@@ -311,8 +316,9 @@ def _plugins(entries: list[_Entry], version: APIVersion) -> dict[str, Any]:
     desired = _desired(entries, version.points)
     plugins = _plugins_v1(entries, version) if version.multipoint else _plugins_v1beta1(desired, version)
     for _ in range(3):
-        wrong = [p for p, items in _merged(plugins, version).items() if items != desired.get(p, [])]
-        wrong += [p for p in desired if desired[p] and p not in _merged(plugins, version)]
+        merged = _merged(plugins, version)
+        wrong = [p for p, items in merged.items() if items != desired.get(p, [])]
+        wrong += [p for p in desired if desired[p] and p not in merged]
         if not wrong:
             return plugins
         for point in dict.fromkeys(wrong):

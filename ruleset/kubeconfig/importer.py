@@ -34,10 +34,11 @@ from ruleset.kubeconfig.model import DROPPED, INVALID, LOSSY, NOTE, ImportedProf
 from ruleset.kubeconfig.ordering import SIGNIFICANT, global_order
 from ruleset.kubeconfig.versions import VERSIONS, version
 from ruleset.pluginmanager import PluginRegistry, load_registry
+from ruleset.profile.loader import check_profile, effective_points
 from ruleset.profile.toml_writer import dumps
 
 #: Points that only prepare a main point (and come along with it in a ruleset profile).
-HELPER_POINTS = {"preFilter": "filter", "preScore": "score"}
+HELPER_POINTS = {helper: main for main, helpers in IMPLIED_POINTS.items() for helper in helpers}
 
 
 @dataclass
@@ -79,7 +80,7 @@ def import_config(path: Path, registry: PluginRegistry | None = None, validate: 
     result = ImportResult(skipped=skipped)
     for up in upstream:
         imported = translate(up, registry)
-        if validate and not any(i.severity in (INVALID,) for i in imported.issues):
+        if validate and not any(i.severity == INVALID for i in imported.issues):
             for problem in check_imported(imported, registry):
                 imported.issues.append(
                     Issue(INVALID, f"profile {imported.name!r}", f"does not validate: {problem}", up.where)
@@ -152,9 +153,7 @@ def translate(up: UpstreamProfile, registry: PluginRegistry) -> ImportedProfile:
         assert cls is not None
         available = set(implemented_points(cls))
         wanted = points_of[name]
-        effective = set(wanted)
-        for p in wanted:
-            effective.update(q for q in IMPLIED_POINTS.get(p, ()) if q in available)
+        effective = set(effective_points(cls, tuple(wanted)))
         table: dict[str, Any] = {}
         if "score" in effective:
             weight = weights.get(name)
@@ -370,8 +369,6 @@ def render(imported: ImportedProfile) -> str:
 
 def check_imported(imported: ImportedProfile, registry: PluginRegistry | None = None) -> list[Problem]:
     """Load the rendered profile as ``ruleset`` would; returns its errors (none expected)."""
-    from ruleset.profile.loader import check_profile
-
     with tempfile.TemporaryDirectory(prefix="ruleset-import-") as tmp:
         path = Path(tmp) / "profile.toml"
         path.write_text(render(imported), encoding="utf-8")

@@ -30,9 +30,12 @@ from __future__ import annotations
 from typing import Any
 
 from ruleset.framework.runtime import POINT_HOOKS
+from ruleset.kubeconfig.catalogue import extenders_reason
 from ruleset.kubeconfig.model import INVALID, LOSSY, NOTE, Issue, UpstreamProfile
 from ruleset.kubeconfig.versions import REGISTRY_1_20
 
+#: 1.20's ``config.MaxWeight`` (MaxTotalScore / MaxCustomPriorityScore, which is 10), the bound
+#: ``ValidatePolicy`` puts on priority weights; not the profile bound, which divides by MaxNodeScore.
 MAX_WEIGHT = (2**63 - 1) // 10
 
 PREDICATE_ORDERING = (
@@ -343,12 +346,7 @@ def read_policy(doc: dict[str, Any], where: str) -> UpstreamProfile:
             "kube-scheduler does by default; running every predicate is not modelled",
         )
     if doc.get("extenders"):
-        b.issue(
-            LOSSY,
-            "extenders",
-            f"{len(doc['extenders'])} scheduler extender(s): ruleset does not call HTTP "
-            "extenders, so their filters, scores and binds are left out",
-        )
+        b.issue(LOSSY, "extenders", extenders_reason(len(doc["extenders"])))
     for key in doc:
         if key not in (
             "kind",

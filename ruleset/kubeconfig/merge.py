@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ruleset.kubeconfig.catalogue import upstream_points
+from ruleset.kubeconfig.catalogue import extenders_reason, upstream_points
 from ruleset.kubeconfig.model import INVALID, LOSSY, NOTE, Issue, UpstreamProfile
 from ruleset.kubeconfig.versions import ALL_POINTS, APIVersion, cluster_autoscaler
 
@@ -52,15 +52,7 @@ def read_profiles(doc: dict[str, Any], version: APIVersion, where: str) -> list[
     pct = _int_or_none(doc.get("percentageOfNodesToScore"), "percentageOfNodesToScore", where, global_issues)
     extenders = doc.get("extenders")
     if extenders:
-        global_issues.append(
-            Issue(
-                LOSSY,
-                "extenders",
-                f"{len(extenders)} scheduler extender(s): ruleset does not "
-                "call HTTP extenders, so their filters, scores and binds are left out",
-                where,
-            )
-        )
+        global_issues.append(Issue(LOSSY, "extenders", extenders_reason(len(extenders)), where))
     handled = PROCESS_FIELDS | {
         "percentageOfNodesToScore",
         "extenders",

@@ -51,13 +51,6 @@ class UpstreamProfile:
     where: str = ""
     issues: list[Issue] = field(default_factory=list)
 
-    def plugins(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for items in self.points.values():
-            for name, _ in items:
-                seen.setdefault(name)
-        return list(seen)
-
 
 @dataclass
 class ImportedProfile:

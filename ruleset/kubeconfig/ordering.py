@@ -33,17 +33,18 @@ class _Graph:
     def __init__(self, nodes: Sequence[str]):
         self.after: dict[str, set[str]] = {n: set() for n in nodes}
 
-    def reaches(self, start: str, goal: str) -> bool:
-        stack, seen = [start], {start}
+    def reachable(self, start: str) -> set[str]:
+        """``start`` and every node that must come after it."""
+        seen, stack = {start}, [start]
         while stack:
-            node = stack.pop()
-            if node == goal:
-                return True
-            for nxt in self.after[node]:
+            for nxt in self.after[stack.pop()]:
                 if nxt not in seen:
                     seen.add(nxt)
                     stack.append(nxt)
-        return False
+        return seen
+
+    def reaches(self, start: str, goal: str) -> bool:
+        return goal in self.reachable(start)
 
     def add(self, a: str, b: str) -> bool:
         """Add ``a`` before ``b``; False (and nothing added) when that closes a cycle."""
@@ -51,16 +52,6 @@ class _Graph:
             return False
         self.after[a].add(b)
         return True
-
-
-def _reachable(graph: _Graph, start: str) -> set[str]:
-    seen, stack = {start}, [start]
-    while stack:
-        for nxt in graph.after[stack.pop()]:
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return seen
 
 
 def global_order(points: Mapping[str, Sequence[str]]) -> tuple[list[str], dict[str, list[str]]]:
@@ -97,7 +88,7 @@ def global_order(points: Mapping[str, Sequence[str]]) -> tuple[list[str], dict[s
             break
     # A plugin that must run before an early one is read as early as that one: NodeResourcesFit's
     # Score (a separate plugin in ruleset) goes next to NodeResourcesFit, not after PostFilter.
-    key = {n: (min(reading[m] for m in _reachable(graph, n)), reading[n]) for n in reading}
+    key = {n: (min(reading[m] for m in graph.reachable(n)), reading[n]) for n in reading}
     indegree = {n: 0 for n in reading}
     for nexts in graph.after.values():
         for nxt in nexts:

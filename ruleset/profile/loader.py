@@ -14,6 +14,7 @@ import json
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 from ruleset import resources
 from ruleset.errors import Problem, RulesetError, format_path
 from ruleset.pluginmanager import PluginRegistry, load_registry
-from ruleset.profile.model import Origin, PluginConfig, Profile, RuleConfig
+from ruleset.profile.model import RULES_PLUGIN, Origin, PluginConfig, Profile, RuleConfig
 from ruleset.profile.toml_positions import index_positions, locate
 
 if sys.version_info >= (3, 11):
@@ -52,9 +53,9 @@ class ProfileFile:
 
     def problem(self, key_path: tuple, message: str, code: str, severity: str = "error",
                 value: bool = False) -> Problem:
-        origin = self.origin(key_path, value=value)
-        problem = Problem(message, file=origin.file, line=origin.line, column=origin.column,
-                          path=format_path(key_path) or None, code=code, severity=severity)
+        """A problem at ``key_path`` of this file, also kept in :attr:`problems`."""
+        problem = self.origin(key_path, value=value).problem(message, format_path(key_path) or None, code,
+                                                             severity)
         self.problems.append(problem)
         return problem
 
@@ -216,12 +217,18 @@ def _weight_range_message(pf: ProfileFile, path: tuple, weight: Any) -> str:
             f"[1, {MAX_WEIGHT}], got {weight!r}")
 
 
+def _bundled(value: str) -> Path | None:
+    """The bundled profile ``value`` names, when it is a bare name (no ``/``, no ``.toml``)."""
+    if "/" in value or value.endswith(".toml"):
+        return None
+    return resources.bundled_profile(value)
+
+
 def resolve_extends(value: str, base_dir: Path) -> Path | None:
     """A bundled profile name, or a path relative to the extending file."""
-    if "/" not in value and not value.endswith(".toml"):
-        bundled = resources.bundled_profile(value)
-        if bundled is not None:
-            return bundled
+    bundled = _bundled(value)
+    if bundled is not None:
+        return bundled
     candidate = (base_dir / value).resolve()
     if candidate.is_file():
         return candidate
@@ -235,10 +242,9 @@ def resolve_profile_argument(value: str) -> Path:
     path = Path(value)
     if path.is_file():
         return path
-    if "/" not in value and not value.endswith(".toml"):
-        bundled = resources.bundled_profile(value)
-        if bundled is not None:
-            return bundled
+    bundled = _bundled(value)
+    if bundled is not None:
+        return bundled
     names = ", ".join(resources.bundled_profile_names())
     raise RulesetError(Problem(f"no such profile file, and no bundled profile of that name "
                                f"(bundled: {names})",
@@ -282,7 +288,8 @@ class _Assembler:
                                                 value=True))
             else:
                 base = self.assemble(target, (*chain, path.resolve()))
-        profile = Profile(name=str(data.get("name", "")) if isinstance(data.get("name"), str) else "")
+        name = data.get("name")
+        profile = Profile(name=name if isinstance(name, str) else "")
         if base is not None:
             profile.plugins = [_copy(c) for c in base.plugins]
             profile.disabled = set(base.disabled)
@@ -311,10 +318,8 @@ class _Assembler:
     def _merge_plugin(self, profile: Profile, pf: ProfileFile, name: str, table: dict[str, Any]) -> None:
         canonical = self.registry.canonical_name(name)
         if canonical != name:
-            pf.problem(("plugins", name), f"{name!r} is a deprecated name for {canonical!r}",
-                       "deprecated-name",
-                       severity="warning")
-            self.problems.append(pf.problems[-1])
+            self.problems.append(pf.problem(("plugins", name), f"{name!r} is a deprecated name for "
+                                            f"{canonical!r}", "deprecated-name", severity="warning"))
         existing = profile.plugin(canonical)
         if table.get("enabled") is False:
             profile.disabled.add(canonical)
@@ -349,15 +354,14 @@ class _Assembler:
             prefer=table.get("prefer") if isinstance(table.get("prefer"), str) else None,
             weight=weight if isinstance(weight, int) and not isinstance(weight, bool) else 1,
             origin=pf.origin(("rules", index)),
+            source=(pf, index),
         )
-        rule.source = (pf, index)  # type: ignore[attr-defined]
         for i, existing in enumerate(profile.rules):
             if existing.name == rule.name:
                 if existing.origin.file == rule.origin.file:
-                    pf.problem(("rules", index, "name"), f"duplicate rule name {rule.name!r}",
-                               "duplicate-rule",
-                               value=True)
-                    self.problems.append(pf.problems[-1])
+                    self.problems.append(pf.problem(("rules", index, "name"),
+                                                    f"duplicate rule name {rule.name!r}", "duplicate-rule",
+                                                    value=True))
                 profile.rules[i] = rule
                 return
         profile.rules.append(rule)
@@ -391,8 +395,8 @@ def check_profile_files(path: Path, registry: PluginRegistry | None = None) -> P
     if profile is not None:
         problems.extend(_semantic_problems(profile, registry, assembler, problems))
     files = {str(f.path): i for i, f in enumerate(assembler.files.values())}
-    ordered = sorted(_dedupe(problems), key=lambda p: (files.get(p.file or "", len(files)), p.line or 0,
-                                                       p.column or 0))
+    ordered = sorted(dict.fromkeys(problems),
+                     key=lambda p: (files.get(p.file or "", len(files)), p.line or 0, p.column or 0))
     return ProfileCheck(profile, ordered, assembler.files)
 
 
@@ -402,14 +406,22 @@ def check_profile(path: Path, registry: PluginRegistry | None = None) -> tuple[P
     return check.profile, check.problems
 
 
-def _dedupe(problems: list[Problem]) -> list[Problem]:
-    seen = set()
-    out = []
-    for p in problems:
-        if p not in seen:
-            seen.add(p)
-            out.append(p)
-    return out
+def plugin_tables(profile: Profile, files: dict[Path, ProfileFile], registry: PluginRegistry,
+                  name: str) -> Iterator[tuple[ProfileFile, str, dict[str, Any]]]:
+    """Each ``[plugins.<name>]`` table of the profile's extends chain, child first.
+
+    Yields the file, the plugin name as written there (an alias, maybe) and the table;
+    ``files`` are the parsed files of the chain (:attr:`ProfileCheck.files`).
+    """
+    by_name = {str(pf.path): pf for pf in files.values()}
+    for file in profile.files:
+        pf = by_name.get(file)
+        plugins = pf.data.get("plugins") if pf is not None else None
+        if not isinstance(plugins, dict):
+            continue
+        for written, table in plugins.items():
+            if registry.canonical_name(written) == name and isinstance(table, dict):
+                yield pf, written, table
 
 
 def _where_set(profile: Profile, assembler: _Assembler, name: str,
@@ -419,20 +431,11 @@ def _where_set(profile: Profile, assembler: _Assembler, name: str,
     The extends chain is searched child first; an ``enabled = false`` on the way drops what
     the files further up had set.
     """
-    registry = assembler.registry
-    by_name = {str(pf.path): pf for pf in assembler.files.values()}
-    for file in profile.files:
-        pf = by_name.get(file)
-        plugins = pf.data.get("plugins") if pf is not None else None
-        if not isinstance(plugins, dict):
-            continue
-        for written, table in plugins.items():
-            if registry.canonical_name(written) != name or not isinstance(table, dict):
-                continue
-            if key in table:
-                return pf, written
-            if table.get("enabled") is False:
-                return None
+    for pf, written, table in plugin_tables(profile, assembler.files, assembler.registry, name):
+        if key in table:
+            return pf, written
+        if table.get("enabled") is False:
+            return None
     return None
 
 
@@ -479,14 +482,14 @@ def _semantic_problems(profile: Profile, registry: PluginRegistry, assembler: _A
     if not profile.name and not found:  # (the schema reports a missing or bad name already)
         problems.append(Problem("missing required key 'name'", file=profile.files[0], line=1, column=1,
                                 code="missing-key"))
-    configs = list(profile.plugins)
-    if profile.rules and all(c.name != "Rules" for c in configs):
+    configs: list[PluginConfig | None] = list(profile.plugins)
+    if profile.adds_rules_plugin:
         configs.append(None)  # the framework adds the Rules plugin (weight 1) for the profile's rules
     total_score = 0
     score_weights: list[tuple[int, tuple[ProfileFile, str] | None, PluginConfig | None]] = []
     for config in configs:
         implicit = config is None
-        name = "Rules" if implicit else config.name
+        name = RULES_PLUGIN if implicit else config.name
         cls = registry.get(name)
         if cls is None:
             continue
@@ -498,10 +501,8 @@ def _semantic_problems(profile: Profile, registry: PluginRegistry, assembler: _A
                     pf, written = args_at
                     problems.append(pf.problem(("plugins", written, "args", *path), message, "invalid-args"))
                 else:  # default args (none written) that the plugin rejects
-                    origin = config.origin
-                    problems.append(Problem(message, file=origin.file, line=origin.line, column=origin.column,
-                                            path=format_path(("plugins", name, "args", *path)),
-                                            code="invalid-args"))
+                    key_path = format_path(("plugins", name, "args", *path))
+                    problems.append(config.origin.problem(message, key_path, "invalid-args"))
         available = implemented_points(cls)
         points = None if implicit else config.points
         points_at = _where_set(profile, assembler, name, "points")
@@ -541,20 +542,12 @@ def _semantic_problems(profile: Profile, registry: PluginRegistry, assembler: _A
         else:
             origin = profile.rules[0].origin if config is None else config.origin
             key_path = ("rules",) if config is None else ("plugins", config.name)
-            problems.append(Problem(message, file=origin.file, line=origin.line, column=origin.column,
-                                    path=format_path(key_path), code="weight-overflow"))
-    problems.extend(_rule_problems(profile))
-    return problems
-
-
-def _rule_problems(profile: Profile) -> list[Problem]:
-    if not profile.rules:
-        return []
-    try:
+            problems.append(origin.problem(message, format_path(key_path), "weight-overflow"))
+    if profile.rules:
         from ruleset.rules import rule_problems
-    except ModuleNotFoundError:  # rules not built yet
-        return []
-    return rule_problems(profile)
+
+        problems.extend(rule_problems(profile))
+    return problems
 
 
 def load_profile(path: str | Path, registry: PluginRegistry | None = None) -> Profile:

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ruleset.errors import Problem
+
+if TYPE_CHECKING:
+    from ruleset.profile.loader import ProfileFile
+
+#: The built-in plugin that runs a profile's ``[[rules]]`` (see :mod:`ruleset.rules`).
+RULES_PLUGIN = "Rules"
 
 
 @dataclass(frozen=True, slots=True)
@@ -13,6 +21,11 @@ class Origin:
     file: str | None = None
     line: int | None = None
     column: int | None = None
+
+    def problem(self, message: str, path: str | None, code: str, severity: str = "error") -> Problem:
+        """A :class:`~ruleset.errors.Problem` located here."""
+        return Problem(message, file=self.file, line=self.line, column=self.column, path=path, code=code,
+                       severity=severity)
 
 
 @dataclass
@@ -47,6 +60,9 @@ class RuleConfig:
     prefer: str | None = None
     weight: int = 1
     origin: Origin = field(default_factory=Origin)
+    #: The parsed file the rule was loaded from and its index in that file's ``rules`` (None when
+    #: built in code), so that a problem can point into the expression.
+    source: tuple[ProfileFile, int] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -69,3 +85,9 @@ class Profile:
             if config.name == name:
                 return config
         return None
+
+    @property
+    def adds_rules_plugin(self) -> bool:
+        """Whether the framework adds the Rules plugin by itself: the profile has rules and
+        neither lists ``[plugins.Rules]`` nor disables it."""
+        return bool(self.rules) and RULES_PLUGIN not in self.disabled and self.plugin(RULES_PLUGIN) is None

@@ -272,9 +272,8 @@ def profile_schema(registry: PluginRegistry) -> dict[str, Any]:
 def _build_profile_schema(registry: PluginRegistry) -> dict[str, Any]:
     plugins = {}
     for name in registry.names():
-        cls = registry.get(name)
-        doc = (cls.__doc__ or "").strip().splitlines()[0] if cls is not None and cls.__doc__ else ""
-        plugins[name] = plugin_table_schema(registry.args_schema(name), doc)
+        doc = (registry.classes[name].__doc__ or "").strip().splitlines()
+        plugins[name] = plugin_table_schema(registry.args_schema(name), doc[0] if doc else "")
     for alias, target in sorted(registry.aliases.items()):
         plugins.setdefault(alias, plugin_table_schema(registry.args_schema(target),
                                                       f"Deprecated alias of {target}."))

@@ -103,13 +103,10 @@ def dumps(
     width: int = 120,
 ) -> str:
     """Serialise ``data`` as TOML; ``header`` lines become leading ``#`` comments."""
-    inline_keys = frozenset(inline)
     out: list[str] = [f"# {line}".rstrip() for line in header]
     if out:
         out.append("")
-    body: list[str] = []
-    _write_table(body, (), data, inline_keys, width, top=True)
-    out.extend(body)
+    _write_table(out, (), data, frozenset(inline), width)
     while out and out[-1] == "":
         out.pop()
     return "\n".join(out) + "\n"
@@ -121,7 +118,6 @@ def _write_table(
     table: Mapping[str, Any],
     inline_keys: frozenset[str],
     width: int,
-    top: bool = False,
 ) -> None:
     # Inside an ``args``-like table that did not fit on one line, nested values stay as
     # compact as they fit: inline tables, and arrays of them one item per line.
@@ -167,5 +163,3 @@ def _write_table(
                     out.append("")
                 out.append(f"[[{name}]]")
                 _write_table(out, sub, item, inline_keys, width)
-    if top and out and out[-1] != "":
-        out.append("")

@@ -25,12 +25,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ruleset.errors import Problem, RulesetError
-from ruleset.profile.loader import ProfileFile, check_profile_files, display_path, effective_points
-from ruleset.profile.model import Origin, PluginConfig, Profile
+from ruleset.gofmt import go_quote
+from ruleset.pluginmanager import PluginRegistry, load_registry
+from ruleset.profile.loader import (
+    ProfileFile,
+    check_profile_files,
+    display_path,
+    effective_points,
+    plugin_tables,
+)
+from ruleset.profile.model import RULES_PLUGIN, Origin, PluginConfig, Profile
 
 if TYPE_CHECKING:
     from ruleset.framework.runtime import Framework
-    from ruleset.pluginmanager import PluginRegistry
 
 _GLOB_CHARS = frozenset("*?[")
 
@@ -132,8 +139,6 @@ def _toml_files(folder: Path) -> list[Path]:
 def validate_files(paths: Sequence[Path], registry: PluginRegistry | None = None,
                    strict: bool = False) -> Report:
     """Check every file of ``paths`` (see the module docstring); never raises for a bad profile."""
-    from ruleset.pluginmanager import load_registry
-
     registry = registry or load_registry()
     framework = FrameworkCheck(registry)
     results: dict[str, FileResult] = {}
@@ -173,7 +178,7 @@ def validate_files(paths: Sequence[Path], registry: PluginRegistry | None = None
             origin = pf.origin(("name",), value=True)
             where = f"{mine.path}:{origin.line}:{origin.column}"
             if name in names:
-                message = f"Duplicate value: {_go_quote(name)} (also the name of {names[name]})"
+                message = f"Duplicate value: {go_quote(name)} (also the name of {names[name]})"
                 mine.problems.append(Problem(message, file=mine.path, line=origin.line, column=origin.column,
                                              path="name", code="duplicate-profile-name"))
             else:
@@ -229,9 +234,9 @@ class FrameworkCheck:
         """``files`` are the profile's parsed files (to point at an ``enabled = false``)."""
         from ruleset.framework.runtime import DEFAULT_BINDER, DEFAULT_QUEUE_SORT, implemented_points
         configs = list(profile.plugins)
-        if profile.rules and all(c.name != "Rules" for c in configs):
+        if profile.adds_rules_plugin:
             rules_origin = profile.rules[0].origin
-            configs.append(PluginConfig(name="Rules", origin=rules_origin, args_origin=rules_origin))
+            configs.append(PluginConfig(name=RULES_PLUGIN, origin=rules_origin, args_origin=rules_origin))
         if sum(1 for c in configs if (c.name, c.points) not in self._probes) > 1:
             self._build_whole(profile)
         out: list[Problem] = []
@@ -258,8 +263,8 @@ class FrameworkCheck:
                                      "no-queue-sort"))
         elif len(queue_sorts) > 1:
             second = queue_sorts[1]
-            out.append(self._at(second.origin, f"plugins.{second.name}", "only one queue sort plugin can be "
-                                "enabled", "multiple-queue-sort"))
+            out.append(second.origin.problem("only one queue sort plugin can be enabled",
+                                             f"plugins.{second.name}", "multiple-queue-sort"))
         if not any("bind" in points for _, points in running):
             out.append(self._missing(profile, files, DEFAULT_BINDER, "at least one bind plugin is needed",
                                      "no-bind-plugin"))
@@ -268,21 +273,11 @@ class FrameworkCheck:
     def _missing(self, profile: Profile, files: dict[Path, ProfileFile], default: str, message: str,
                  code: str) -> Problem:
         """At the ``enabled = false`` that removed the default plugin, else at the profile's first line."""
-        by_name = {str(pf.path): pf for pf in files.values()}
-        for file in profile.files:
-            pf = by_name.get(file)
-            plugins = pf.data.get("plugins") if pf is not None else None
-            for written, table in (plugins.items() if isinstance(plugins, dict) else ()):
-                if (self.registry.canonical_name(written) == default and isinstance(table, dict)
-                        and table.get("enabled") is False):
-                    return self._at(pf.origin(("plugins", written, "enabled"), value=True),
-                                    f"plugins.{written}.enabled", message, code)
-        return self._at(Origin(profile.files[0], 1, 1), None, message, code)
-
-    @staticmethod
-    def _at(origin: Origin, path: str | None, message: str, code: str) -> Problem:
-        return Problem(message, file=origin.file, line=origin.line, column=origin.column, path=path,
-                       code=code)
+        for pf, written, table in plugin_tables(profile, files, self.registry, default):
+            if table.get("enabled") is False:
+                return pf.origin(("plugins", written, "enabled"), value=True).problem(
+                    message, f"plugins.{written}.enabled", code)
+        return Origin(profile.files[0], 1, 1).problem(message, None, code)
 
     def _plugin_problems(self, profile: Profile, config: PluginConfig) -> list[Problem]:
         """The problems a framework with this plugin reports about it, without locations.
@@ -347,8 +342,3 @@ class FrameworkCheck:
             return None, [Problem(f"initializing plugin {name!r}: {type(exc).__name__}: {exc}",
                                   path=f"plugins.{name}", code="plugin-init-failed")]
 
-
-def _go_quote(text: str) -> str:
-    from ruleset.gofmt import go_quote
-
-    return go_quote(text)

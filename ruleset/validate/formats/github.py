@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ruleset.errors import Problem
 from ruleset.validate.checks import Report
-from ruleset.validate.formats.text import summary
+from ruleset.validate.formats.text import describe, summary
 
 
 def escape_data(text: str) -> str:
@@ -26,9 +26,8 @@ def command(problem: Problem) -> str:
         if problem.column is not None:
             properties.append(f"col={problem.column}")
     properties.append(f"title={escape_property(problem.code)}")
-    what = f"{problem.path}: {problem.message}" if problem.path else problem.message
     kind = "error" if problem.severity == "error" else "warning"
-    return f"::{kind} {','.join(properties)}::{escape_data(what)}"
+    return f"::{kind} {','.join(properties)}::{escape_data(describe(problem))}"
 
 
 def render(report: Report) -> str:

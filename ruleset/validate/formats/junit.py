@@ -11,7 +11,7 @@ from __future__ import annotations
 from xml.etree import ElementTree as ET
 
 from ruleset.validate.checks import Report
-from ruleset.validate.formats.text import line
+from ruleset.validate.formats.text import describe, line
 
 SUITE = "ruleset validate"
 
@@ -26,7 +26,6 @@ def render(report: Report) -> str:
         total_time += file.seconds
         out = []
         for problem in file.problems:
-            what = f"{problem.path}: {problem.message}" if problem.path else problem.message
             if problem.code == "io-error":
                 tag = "error"
                 errors += 1
@@ -36,7 +35,7 @@ def render(report: Report) -> str:
             else:
                 out.append(line(problem))
                 continue
-            element = ET.SubElement(case, tag, message=what, type=problem.code)
+            element = ET.SubElement(case, tag, message=describe(problem), type=problem.code)
             element.text = line(problem)
         if out:
             ET.SubElement(case, "system-out").text = "\n".join(out)

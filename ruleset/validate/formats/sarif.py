@@ -13,21 +13,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from ruleset.cli.output import package_version
 from ruleset.errors import Problem
 from ruleset.validate.checks import Report
 from ruleset.validate.codes import CODES, severity_of, summary_of
+from ruleset.validate.formats.text import describe
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
-
-
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("ruleset")
-    except Exception:  # not installed
-        return "0.0.0"
 
 
 def artifact_location(path: str) -> dict[str, str]:
@@ -42,7 +35,6 @@ def _rule(code: str) -> dict[str, Any]:
 
 
 def _result(problem: Problem, rule_index: int, artifact_index: int) -> dict[str, Any]:
-    what = f"{problem.path}: {problem.message}" if problem.path else problem.message
     physical: dict[str, Any] = {"artifactLocation": {**artifact_location(problem.file or ""),
                                                      "index": artifact_index}}
     if problem.line is not None:
@@ -51,7 +43,8 @@ def _result(problem: Problem, rule_index: int, artifact_index: int) -> dict[str,
             physical["region"]["startColumn"] = problem.column
     result: dict[str, Any] = {"ruleId": problem.code, "ruleIndex": rule_index,
                               "level": "error" if problem.severity == "error" else "warning",
-                              "message": {"text": what}, "locations": [{"physicalLocation": physical}]}
+                              "message": {"text": describe(problem)},
+                              "locations": [{"physicalLocation": physical}]}
     if problem.path:
         result["locations"][0]["logicalLocations"] = [{"fullyQualifiedName": problem.path, "kind": "member"}]
     return result
@@ -64,7 +57,7 @@ def document(report: Report) -> dict[str, Any]:
     artifacts = [{"location": artifact_location(file.path)} for file in report.files]
     results = [_result(problem, rule_index[problem.code], index)
                for index, file in enumerate(report.files) for problem in file.problems]
-    version = _version()
+    version = package_version("0.0.0")
     cwd = Path(os.getcwd()).resolve().as_uri().rstrip("/") + "/"
     return {
         "$schema": SARIF_SCHEMA,

@@ -16,10 +16,14 @@ def summary(report: Report) -> str:
             f"{plural(report.errors, 'error')}, {plural(report.warnings, 'warning')}")
 
 
+def describe(problem: Problem) -> str:
+    """``path: message`` (just the message when the problem has no key path)."""
+    return f"{problem.path}: {problem.message}" if problem.path else problem.message
+
+
 def line(problem: Problem) -> str:
     """One problem, as compilers print them (editors and CI problem matchers read this)."""
-    what = f"{problem.path}: {problem.message}" if problem.path else problem.message
-    return f"{problem.location()}: {problem.severity}: {what} [{problem.code}]"
+    return f"{problem.location()}: {problem.severity}: {describe(problem)} [{problem.code}]"
 
 
 def render(report: Report) -> str:
