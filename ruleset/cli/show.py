@@ -59,7 +59,7 @@ def effective_profile(argument: str) -> dict[str, Any]:
             "points": points,
             "configuredPoints": list(config.points) if config.points is not None else None,
             "weight": config.weight if "score" in points else None,
-            "args": cls.args_to_dict(cls.parse_args(config.args)),
+            "args": cls.args_with_defaults(config.args),
             "origin": (f"{display_path(origin.file)}:{origin.line}:{origin.column}"
                        if origin.file and name in written else None),
         })

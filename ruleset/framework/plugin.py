@@ -77,6 +77,11 @@ class Plugin:
         return []
 
     @classmethod
+    def args_with_defaults(cls, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """An args table as written, with every default filled in (camelCase keys)."""
+        return cls.args_to_dict(cls.parse_args(raw))
+
+    @classmethod
     def args_to_dict(cls, args: Any) -> dict[str, Any]:
         """The args as a camelCase mapping with defaults filled in (for ``show`` and export)."""
         if dataclasses.is_dataclass(args) and not isinstance(args, type):

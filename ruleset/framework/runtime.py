@@ -80,6 +80,45 @@ def implemented_points(cls: type[Plugin]) -> list[str]:
     return points
 
 
+def effective_points(cls: type[Plugin], points: tuple[str, ...] | None) -> list[str]:
+    """The extension points a plugin runs at: all it implements, or the named ones it
+    implements plus the points they bring along (:data:`IMPLIED_POINTS`), in cycle order."""
+    available = implemented_points(cls)
+    if points is None:
+        return available
+    wanted = set()
+    for point in points:
+        if point in available:
+            wanted.add(point)
+            wanted.update(p for p in IMPLIED_POINTS.get(point, ()) if p in available)
+    return [p for p in POINT_HOOKS if p in wanted]
+
+
+def framework_configs(profile: Profile, registry: PluginRegistry) -> list[PluginConfig]:
+    """Every plugin a profile's framework runs, in order: the profile's own, the Rules plugin
+    when the profile has rules, then PrioritySort / DefaultBinder for a point no plugin covers.
+
+    kube-scheduler merges every profile with its default plugin set, so a profile that
+    does not mention QueueSort or Bind still gets PrioritySort and DefaultBinder; only an
+    explicit ``enabled = false`` removes them.
+    """
+    from ruleset.profile.model import RULES_PLUGIN, PluginConfig
+
+    configs = list(profile.plugins)
+    if profile.adds_rules_plugin:
+        origin = profile.rules[0].origin
+        configs.append(PluginConfig(name=RULES_PLUGIN, origin=origin, args_origin=origin))
+
+    def covered(point: str) -> bool:
+        return any((cls := registry.get(c.name)) is not None and point in effective_points(cls, c.points)
+                   for c in configs)
+
+    for point, default in (("queueSort", DEFAULT_QUEUE_SORT), ("bind", DEFAULT_BINDER)):
+        if not covered(point) and default not in profile.disabled and registry.get(default) is not None:
+            configs.append(PluginConfig(name=default))
+    return configs
+
+
 @dataclass(slots=True)
 class Step:
     """One plugin's implementation of one hook, ready to call."""
@@ -124,8 +163,6 @@ class Framework:
     """A profile's plugins, instantiated and arranged into ordered call tables."""
 
     def __init__(self, profile: Profile, registry: PluginRegistry, handle: Handle | None = None):
-        from ruleset.profile.model import PluginConfig
-
         self.profile = profile
         self.registry = registry
         self.handle = handle or Handle()
@@ -135,12 +172,8 @@ class Framework:
         self.manager.add_hookspecs(hookspecs.ExtensionPointSpecs)
         problems: list[Problem] = []
 
-        configs = list(profile.plugins)
-        if profile.rules and "Rules" not in profile.disabled and all(c.name != "Rules" for c in configs):
-            configs.append(PluginConfig(name="Rules"))
-        self._add_framework_defaults(configs, problems)
         self.configs: dict[str, PluginConfig] = {}
-        for config in configs:
+        for config in framework_configs(profile, registry):
             self._instantiate(config, problems)
         if not problems:
             try:
@@ -156,25 +189,16 @@ class Framework:
         for name, config in self.configs.items():
             cls = type(self.plugins[name])
             available = implemented_points(cls)
-            wanted = available
-            if config.points is not None:
-                wanted = []
-                for point in config.points:
-                    if point not in POINT_HOOKS:
-                        problems.append(Problem(
-                            f"unknown extension point {point!r} (known: {', '.join(POINT_HOOKS)})",
-                            file=config.origin.file, line=config.origin.line, column=config.origin.column,
-                            path=f"plugins.{name}.points", code="unknown-extension-point"))
-                        continue
-                    if point not in available:
-                        problems.append(Problem(
-                            f"plugin {name!r} does not extend {POINT_TITLES[point]} plugin",
-                            file=config.origin.file, line=config.origin.line, column=config.origin.column,
-                            path=f"plugins.{name}.points", code="point-not-implemented"))
-                        continue
-                    wanted.append(point)
-                    wanted.extend(p for p in IMPLIED_POINTS.get(point, ()) if p in available)
-            self.points[name] = [p for p in POINT_HOOKS if p in wanted]
+            for point in config.points or ():
+                if point not in POINT_HOOKS:
+                    problems.append(config.origin.problem(
+                        f"unknown extension point {point!r} (known: {', '.join(POINT_HOOKS)})",
+                        f"plugins.{name}.points", "unknown-extension-point"))
+                elif point not in available:
+                    problems.append(config.origin.problem(
+                        f"plugin {name!r} does not extend {POINT_TITLES[point]} plugin",
+                        f"plugins.{name}.points", "point-not-implemented"))
+            self.points[name] = effective_points(cls, config.points)
             for point in self.points[name]:
                 for hook in POINT_HOOKS[point]:
                     impl = impls.get(name, {}).get(hook)
@@ -187,28 +211,6 @@ class Framework:
         self._normalizers = {s.plugin: s for s in self.tables["ruleset_normalize_score"]}
 
     # ----------------------------------------------------------------- build
-    def _add_framework_defaults(self, configs: list[PluginConfig], problems: list[Problem]) -> None:
-        """Add PrioritySort / DefaultBinder when the profile names no plugin for those points.
-
-        kube-scheduler merges every profile with its default plugin set, so a profile that
-        does not mention QueueSort or Bind still gets PrioritySort and DefaultBinder; only an
-        explicit ``enabled = false`` removes them.
-        """
-        from ruleset.profile.model import PluginConfig
-
-        def has(point: str) -> bool:
-            for config in configs:
-                cls = self.registry.get(config.name)
-                if cls is not None and point in implemented_points(cls) and (
-                        config.points is None or point in config.points):
-                    return True
-            return False
-
-        for point, default in (("queueSort", DEFAULT_QUEUE_SORT), ("bind", DEFAULT_BINDER)):
-            wanted = not has(point) and default not in self.profile.disabled
-            if wanted and self.registry.get(default) is not None:
-                configs.append(PluginConfig(name=default))
-
     def _instantiate(self, config: PluginConfig, problems: list[Problem]) -> None:
         origin = config.origin
 

@@ -217,7 +217,7 @@ def _entries(
             if main in points and helper in available and helper not in points:
                 points.append(helper)
         weight = config.weight if "score" in points else None
-        ours = cls.args_to_dict(cls.parse_args(config.args))
+        ours = cls.args_with_defaults(config.args)
         args = _args(name, ours, cls, version, where, issues)
         if upstream == "NodeResourcesFit" and version.name == "v1":
             if name != "NodeResourcesFit":
@@ -258,7 +258,7 @@ def _args(
 
     ``ours`` are the plugin's args, parsed (defaults filled in) and back as a dict.
     """
-    defaults = cls.args_to_dict(cls.parse_args({}))
+    defaults = cls.args_with_defaults({})
     fields = args_fields(name, version.release) or ()
     if version.name == "v1" and name in STRATEGY_OF:
         fields = ("resources", "shape")  # carried by scoringStrategy

@@ -18,7 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from ruleset.errors import Problem, RulesetError
-from ruleset.framework.runtime import IMPLIED_POINTS, POINT_HOOKS, check_plugin_args, implemented_points
+from ruleset.framework.runtime import (
+    IMPLIED_POINTS,
+    POINT_HOOKS,
+    check_plugin_args,
+    effective_points,
+    implemented_points,
+)
 from ruleset.kubeconfig.catalogue import (
     DEFAULT_RESOURCES,
     HARMLESS,
@@ -34,7 +40,7 @@ from ruleset.kubeconfig.model import DROPPED, INVALID, LOSSY, NOTE, ImportedProf
 from ruleset.kubeconfig.ordering import SIGNIFICANT, global_order
 from ruleset.kubeconfig.versions import VERSIONS, version
 from ruleset.pluginmanager import PluginRegistry, load_registry
-from ruleset.profile.loader import check_profile, effective_points
+from ruleset.profile.loader import check_profile
 from ruleset.profile.toml_writer import dumps
 
 #: Points that only prepare a main point (and come along with it in a ruleset profile).
@@ -326,7 +332,7 @@ def _plugin_args(
         out[key] = value
     try:
         parsed, problems = check_plugin_args(cls, out)
-        defaults = cls.args_to_dict(cls.parse_args({}))
+        defaults = cls.args_with_defaults({})
         if not problems and cls.args_to_dict(parsed) == defaults:
             return None
     except Exception:  # args the plugin cannot read are reported by validation

@@ -439,21 +439,6 @@ def _where_set(profile: Profile, assembler: _Assembler, name: str,
     return None
 
 
-def effective_points(cls: type, points: tuple[str, ...] | None) -> list[str]:
-    """The extension points a plugin runs at, as :class:`~ruleset.framework.runtime.Framework` builds them."""
-    from ruleset.framework.runtime import IMPLIED_POINTS, POINT_HOOKS, implemented_points
-
-    available = implemented_points(cls)
-    if points is None:
-        return available
-    wanted = set()
-    for point in points:
-        if point in available:
-            wanted.add(point)
-            wanted.update(p for p in IMPLIED_POINTS.get(point, ()) if p in available)
-    return [p for p in POINT_HOOKS if p in wanted]
-
-
 def _semantic_problems(profile: Profile, registry: PluginRegistry, assembler: _Assembler,
                        found: list[Problem]) -> list[Problem]:
     """Checks that need the assembled profile: args rules, points, weights, rules' selectors.
@@ -467,6 +452,7 @@ def _semantic_problems(profile: Profile, registry: PluginRegistry, assembler: _A
         POINT_HOOKS,
         POINT_TITLES,
         check_plugin_args,
+        effective_points,
         implemented_points,
     )
 

@@ -31,10 +31,9 @@ from ruleset.profile.loader import (
     ProfileFile,
     check_profile_files,
     display_path,
-    effective_points,
     plugin_tables,
 )
-from ruleset.profile.model import RULES_PLUGIN, Origin, PluginConfig, Profile
+from ruleset.profile.model import Origin, PluginConfig, Profile
 
 if TYPE_CHECKING:
     from ruleset.framework.runtime import Framework
@@ -232,11 +231,14 @@ class FrameworkCheck:
 
     def problems(self, profile: Profile, files: dict[Path, ProfileFile]) -> list[Problem]:
         """``files`` are the profile's parsed files (to point at an ``enabled = false``)."""
-        from ruleset.framework.runtime import DEFAULT_BINDER, DEFAULT_QUEUE_SORT, implemented_points
-        configs = list(profile.plugins)
-        if profile.adds_rules_plugin:
-            rules_origin = profile.rules[0].origin
-            configs.append(PluginConfig(name=RULES_PLUGIN, origin=rules_origin, args_origin=rules_origin))
+        from ruleset.framework.runtime import (
+            DEFAULT_BINDER,
+            DEFAULT_QUEUE_SORT,
+            effective_points,
+            framework_configs,
+        )
+
+        configs = framework_configs(profile, self.registry)
         if sum(1 for c in configs if (c.name, c.points) not in self._probes) > 1:
             self._build_whole(profile)
         out: list[Problem] = []
@@ -250,13 +252,6 @@ class FrameworkCheck:
                                                                              problem.column)
                 out.append(replace(problem, file=origin.file, line=origin.line, column=origin.column))
             running.append((config, effective_points(cls, config.points)))
-        # Framework._add_framework_defaults: a profile that names no plugin for a point gets the default.
-        for point, default in (("queueSort", DEFAULT_QUEUE_SORT), ("bind", DEFAULT_BINDER)):
-            named = any((cls := self.registry.get(c.name)) is not None and point in implemented_points(cls)
-                        and (c.points is None or point in c.points) for c in configs)
-            default_cls = self.registry.get(default)
-            if not named and default not in profile.disabled and default_cls is not None:
-                running.append((PluginConfig(name=default), implemented_points(default_cls)))
         queue_sorts = [config for config, points in running if "queueSort" in points]
         if not queue_sorts:
             out.append(self._missing(profile, files, DEFAULT_QUEUE_SORT, "no queue sort plugin is enabled",
