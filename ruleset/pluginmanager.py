@@ -56,12 +56,13 @@ class PluginRegistry:
         return sorted(self.classes)
 
     def args_schema(self, name: str) -> dict[str, Any]:
+        """The args schema of plugin ``name``, through the ``ruleset_plugin_args_schema`` hook
+        (whose last implementation, ruleset's own, always answers)."""
         cls = self.get(name)
         if cls is None:
             raise KeyError(name)
         assert self.manager is not None
-        schema = self.manager.hook.ruleset_plugin_args_schema(plugin=cls)
-        return schema if schema is not None else cls.args_schema
+        return self.manager.hook.ruleset_plugin_args_schema(plugin=cls)
 
     def is_builtin(self, name: str) -> bool:
         return self.origins.get(self.canonical_name(name)) == "builtin"
