@@ -56,6 +56,11 @@ class FilterResult:
         return cls(fail * scalar, [_NO_REASONS, reasons], fail.astype(np.int32))
 
     @classmethod
+    def error(cls, n: int, message: str) -> FilterResult:
+        """Every node gets an Error with ``message`` (e.g. PreFilter's state is missing)."""
+        return cls.reject(np.ones(n, dtype=bool), Code.ERROR, message)
+
+    @classmethod
     def from_statuses(cls, statuses: Sequence[Status | None]) -> FilterResult:
         """Build from one Status (or None) per node: the per-node convenience path."""
         n = len(statuses)

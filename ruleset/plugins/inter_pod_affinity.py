@@ -644,8 +644,7 @@ class InterPodAffinity(Plugin):
     def ruleset_filter(self, state: CycleState, nodes: NodeSet) -> FilterResult | None:
         pre_filter: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
         if pre_filter is None:
-            return FilterResult.reject(np.ones(len(nodes), dtype=bool), Code.ERROR,
-                                       _state_error(PRE_FILTER_STATE_KEY))
+            return FilterResult.error(len(nodes), _state_error(PRE_FILTER_STATE_KEY))
         info = pre_filter.info
         if (not info.required_affinity and not info.required_anti_affinity
                 and pre_filter.existing_anti_affinity.is_empty()):

@@ -79,8 +79,8 @@ class NodePorts(Plugin):
     @hookimpl
     def ruleset_filter(self, state: CycleState, nodes: NodeSet) -> FilterResult | None:
         if PRE_FILTER_STATE_KEY not in state:
-            return FilterResult.reject(np.ones(len(nodes), dtype=bool), Code.ERROR,
-                                       f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+            return FilterResult.error(len(nodes),
+                                      f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
         wanted: tuple[ContainerPort, ...] = state.read(PRE_FILTER_STATE_KEY)
         if not wanted:
             return None

@@ -108,8 +108,8 @@ class NodeResourcesFit(Plugin):
     def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:
         fit: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
         if fit is None:
-            return FilterResult.reject(np.ones(len(nodes), dtype=bool), Code.ERROR,
-                                       f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+            return FilterResult.error(len(nodes),
+                                      f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
         if len(nodes) == 1:
             # One node, as in every pass of a preemption dry run: the same comparisons on
             # numpy scalars cost a fraction of numpy's per-call overhead on arrays.

@@ -553,8 +553,7 @@ class PodTopologySpread(Plugin):
         current: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
         n = len(nodes)
         if current is None:
-            return FilterResult.reject(np.ones(n, dtype=bool), Code.ERROR,
-                                       f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+            return FilterResult.error(n, f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
         if not current.constraints:
             return None
         codes = np.zeros(n, dtype=np.int8)
