@@ -192,8 +192,7 @@ def decode_documents(documents: Iterable[tuple[int, Any]], file: str | None,
                 ctx.fail("", f"expected a Kubernetes object, got {type(raw).__name__}")
                 problems.extend(ctx.problems)
                 continue
-            entry = _DECODERS.get(kind) if isinstance(kind, str) else None
-            if entry is None:
+            if not isinstance(kind, str) or (entry := _DECODERS.get(kind)) is None:
                 cluster.skipped[str(kind) if kind else "<no kind>"] += 1
                 continue
             attr, decoder = entry

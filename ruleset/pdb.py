@@ -34,7 +34,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ruleset.api.pod import Pod
-from ruleset.api.workloads import PodDisruptionBudget, label_selector_of
+from ruleset.api.workloads import (
+    PodDisruptionBudget,
+    ReplicaSet,
+    ReplicationController,
+    StatefulSet,
+    label_selector_of,
+)
 from ruleset.snapshot import Snapshot
 
 #: Controller codes of a covered pod: no controller reference, or one the snapshot lacks.
@@ -104,8 +110,10 @@ class _Tracker:
         if code is not None:
             return code
         workloads = snapshot.workloads
-        candidates = {"ReplicaSet": workloads.replica_sets, "StatefulSet": workloads.stateful_sets,
-                      "ReplicationController": workloads.replication_controllers}.get(ref.kind, ())
+        by_kind: dict[str, Sequence[ReplicaSet | StatefulSet | ReplicationController]] = {
+            "ReplicaSet": workloads.replica_sets, "StatefulSet": workloads.stateful_sets,
+            "ReplicationController": workloads.replication_controllers}
+        candidates = by_kind.get(ref.kind, ())
         owner = next((o for o in candidates if o.meta.name == ref.name and o.meta.namespace == pod.namespace),
                      None)
         if owner is None:

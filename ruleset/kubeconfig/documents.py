@@ -78,9 +78,13 @@ def _collect(doc: Any, label: str, found: Found) -> None:
     elif kind == "Policy" or (kind is None and ("predicates" in doc or "priorities" in doc)):
         found.documents.append(ConfigDocument("Policy", api_version or "v1", doc, label))
     elif kind == "ConfigMap":
-        meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+        meta = doc.get("metadata")
+        if not isinstance(meta, dict):
+            meta = {}
         name = "/".join(str(p) for p in (meta.get("namespace"), meta.get("name")) if p)
-        data = doc.get("data") if isinstance(doc.get("data"), dict) else {}
+        data = doc.get("data")
+        if not isinstance(data, dict):
+            data = {}
         before = len(found.documents)
         for key, text in data.items():
             if not isinstance(text, str):

@@ -217,8 +217,8 @@ def _entries(
             if main in points and helper in available and helper not in points:
                 points.append(helper)
         weight = config.weight if "score" in points else None
-        ours = cls.args_with_defaults(config.args)
-        args = _args(name, ours, cls, version, where, issues)
+        our_args = cls.args_with_defaults(config.args)
+        args = _args(name, our_args, cls, version, where, issues)
         if upstream == "NodeResourcesFit" and version.name == "v1":
             if name != "NodeResourcesFit":
                 if strategy_plugin is not None:
@@ -233,7 +233,7 @@ def _entries(
                     )
                     continue
                 strategy_plugin = name
-                strategy = _strategy(name, ours)
+                strategy = _strategy(name, our_args)
                 args = {"scoringStrategy": strategy} if strategy else {}
             if fit is None:
                 fit = _Entry("NodeResourcesFit", points, weight, args, index, index)

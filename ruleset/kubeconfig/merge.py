@@ -71,6 +71,7 @@ def read_profiles(doc: dict[str, Any], version: APIVersion, where: str) -> list[
                 Issue(NOTE, key, "field not read (it does not affect placements in ruleset)", where)
             )
     defaults = version.defaults
+    raw_profiles: object  # the profiles as read; a list once checked below
     if version.single_profile:
         raw_profiles = [
             {
@@ -259,7 +260,7 @@ def _plugin_set(value: Any, item: str, where: str, issues: list[Issue]) -> tuple
         return [], []
     enabled: list[Entry] = []
     disabled: list[str] = []
-    for key, target in (("enabled", enabled), ("disabled", disabled)):
+    for key in ("enabled", "disabled"):
         items = value.get(key) or []
         if not isinstance(items, list):
             issues.append(Issue(INVALID, f"{item}.{key}", "must be a list", where))
@@ -269,7 +270,7 @@ def _plugin_set(value: Any, item: str, where: str, issues: list[Issue]) -> tuple
                 issues.append(Issue(INVALID, f"{item}.{key}[{j}]", "needs a 'name'", where))
                 continue
             if key == "disabled":
-                target.append(entry["name"])
+                disabled.append(entry["name"])
                 continue
             weight = entry.get("weight")
             if weight is not None and (isinstance(weight, bool) or not isinstance(weight, int)):
@@ -277,7 +278,7 @@ def _plugin_set(value: Any, item: str, where: str, issues: list[Issue]) -> tuple
                     Issue(INVALID, f"{item}.{key}[{j}].weight", f"expected an integer, got {weight!r}", where)
                 )
                 weight = None
-            target.append((entry["name"], weight))
+            enabled.append((entry["name"], weight))
     for key in value:
         if key not in ("enabled", "disabled"):
             issues.append(

@@ -70,7 +70,7 @@ class NodeResourcesFit(Plugin):
         """``validateFitArgs`` (v1.20 fit.go): qualified names; groups without '/'; every error."""
         from ruleset.selector.validation import qualified_name_errors
 
-        errors = []
+        errors: list[ArgError] = []
         for i, name in enumerate(args.ignored_resources):
             errors.extend(_invalid(("ignoredResources", i), name, msg) for msg in qualified_name_errors(name))
         for i, group in enumerate(args.ignored_resource_groups):

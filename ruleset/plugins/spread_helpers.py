@@ -87,8 +87,9 @@ def _matching_label_selectors(pod: Pod, objects: Iterable[ReplicaSet | StatefulS
     """
     if not pod.labels:
         return []
-    selectors = [label_selector_of(obj) for obj in objects]
-    if any(selector is None for selector in selectors):
+    parsed = [label_selector_of(obj) for obj in objects]
+    selectors = [selector for selector in parsed if selector is not None]
+    if len(selectors) < len(parsed):
         return []
     # A nil selector is NOTHING and never matches; an empty one would match every pod and
     # is skipped on purpose upstream ("should match nothing, not everything").

@@ -170,7 +170,8 @@ class TaintToleration(Plugin):
         seen = np.zeros(len(table.keys), dtype=bool)
         seen[first] = True
         culprits = np.flatnonzero(seen).tolist()
-        reasons = [()] + [(err_reason_untolerated(table.keys[t], table.values[t]),) for t in culprits]
+        reasons: list[tuple[str, ...]] = [()]
+        reasons += [(err_reason_untolerated(table.keys[t], table.values[t]),) for t in culprits]
         failing = tainted[fails]
         reason_index = np.zeros(len(nodes), dtype=np.int32)
         reason_index[failing] = seen.cumsum()[first]  # the k-th culprit (from 1) is reasons[k]

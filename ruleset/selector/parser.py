@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from functools import cache
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from lark import Token, Transformer, UnexpectedInput, UnexpectedToken, v_args
 
@@ -71,6 +71,24 @@ class _Fail(Exception):
         self.offset = offset
 
 
+def _start(token: Token) -> int:
+    """Where ``token`` starts in the text.
+
+    lark types ``Token.start_pos`` as optional (for tokens built by hand); its lexer sets it on
+    every token it yields, and every token here comes from that lexer.
+    """
+    if token.start_pos is None:
+        raise ValueError(f"token {token!r} has no position")
+    return token.start_pos
+
+
+def _end(token: Token) -> int:
+    """Where ``token`` ends in the text (``Token.end_pos``, set by the lexer as ``start_pos`` is)."""
+    if token.end_pos is None:
+        raise ValueError(f"token {token!r} has no position")
+    return token.end_pos
+
+
 def _checked(
     key: Token, operator: str, values: list[str], offsets: dict[str, int], fallback: int
 ) -> Requirement:
@@ -78,7 +96,7 @@ def _checked(
     problem = requirement_problem(str(key), operator, values)
     if problem is not None:
         if problem.part == "key":
-            offset = key.start_pos
+            offset = _start(key)
         elif problem.index is not None:
             offset = offsets.get(values[problem.index], fallback)
         else:
@@ -90,7 +108,7 @@ def _checked(
 def _exact(key: Token, op: Token, value: Token | None = None) -> Requirement:
     # An absent value (followed by ",", "||" or the end) is the empty string, as upstream.
     text = "" if value is None else str(value)
-    offset = op.end_pos if value is None else value.start_pos
+    offset = _end(op) if value is None else _start(value)
     return _checked(key, _EXACT_OPERATORS[op.type], [text], {text: offset}, offset)
 
 
@@ -98,7 +116,7 @@ def _set_based(key: Token, op: Token, items: list[Token]) -> Requirement:
     offsets: dict[str, int] = {}
     for item in items:
         if item.type != "COMMA":
-            offsets.setdefault(str(item), item.start_pos)
+            offsets.setdefault(str(item), _start(item))
     # An empty item stands for "": "()", a leading or trailing comma, or two commas in a row.
     kinds = [item.type for item in items]
     if (
@@ -107,9 +125,9 @@ def _set_based(key: Token, op: Token, items: list[Token]) -> Requirement:
         or kinds[-1] == "COMMA"
         or any(a == b == "COMMA" for a, b in pairwise(kinds))
     ):
-        offsets.setdefault("", op.end_pos)
+        offsets.setdefault("", _end(op))
     # sets.String.List(): deduplicated and sorted, the order NewRequirement checks them in.
-    return _checked(key, _SET_OPERATORS[op.type], sorted(offsets), offsets, op.end_pos)
+    return _checked(key, _SET_OPERATORS[op.type], sorted(offsets), offsets, _end(op))
 
 
 @v_args(inline=True)
@@ -117,10 +135,10 @@ class _Builder(Transformer):
     """Rule callbacks run during the LALR parse (so their checks interleave with the syntax)."""
 
     def exists(self, key: Token) -> Requirement:
-        return _checked(key, EXISTS, [], {}, key.start_pos)
+        return _checked(key, EXISTS, [], {}, _start(key))
 
     def does_not_exist(self, key: Token) -> Requirement:
-        return _checked(key, DOES_NOT_EXIST, [], {}, key.start_pos)
+        return _checked(key, DOES_NOT_EXIST, [], {}, _start(key))
 
     def exact(self, key: Token, op: Token, value: Token | None = None) -> Requirement:
         return _exact(key, op, value)
@@ -178,7 +196,9 @@ def parse(text: str) -> Selector:
     scan = _go_view(text)
     try:
         try:
-            return _parser().parse(scan)
+            # The start rule is inlined into ``selector``, whose callback (run by the
+            # transformer during the parse) returns a Selector; lark types parse() as a Tree.
+            return cast(Selector, _parser().parse(scan))
         except UnexpectedInput as exc:
             raise _explain(scan, exc) from None
     except _Fail as fail:
@@ -220,7 +240,7 @@ def _explain(scan: str, exc: UnexpectedInput) -> _Fail:
     key = body[0]
     problem = key_problem(str(key))  # upstream validates a key as soon as it reads it
     if problem is not None:
-        return _Fail(_WRAP + problem.message, key.start_pos)
+        return _Fail(_WRAP + problem.message, _start(key))
     complete = f"found '{found}', expected: ',' or 'end of string'"
     if negated:
         return _Fail(complete, offset)

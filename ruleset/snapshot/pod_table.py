@@ -20,7 +20,7 @@ class _Column:
 
     def __init__(self, dtype: type, fill: object, capacity: int):
         self.fill = fill
-        self.data = np.full(capacity, fill, dtype=dtype)
+        self.data: np.ndarray = np.full(capacity, fill, dtype=dtype)
 
     def grow(self, capacity: int, used: int) -> None:
         grown = np.full(capacity, self.fill, dtype=self.data.dtype)

@@ -42,7 +42,8 @@ def render(report: Report) -> str:
     attributes = {"tests": str(len(report.files)), "failures": str(failures), "errors": str(errors),
                   "skipped": "0", "time": f"{total_time:.3f}"}
     suite.attrib.update(attributes)
-    root = ET.Element("testsuites", name=SUITE, **{k: v for k, v in attributes.items() if k != "skipped"})
+    root_attributes = {"name": SUITE, **{k: v for k, v in attributes.items() if k != "skipped"}}
+    root = ET.Element("testsuites", root_attributes)
     root.append(suite)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
