@@ -21,10 +21,11 @@ import sys
 import time
 from typing import Any
 
+from ruleset.app import build_framework
 from ruleset.cluster import build_cluster_state
 from ruleset.errors import Problem
 from ruleset.manifests import decode_documents
-from ruleset.simulate import build_framework, schedule_all
+from ruleset.scheduler import schedule_all
 
 APPS = 10
 PODS_PER_NODE = 8
@@ -119,7 +120,7 @@ def run_once(profile: str, nodes: int, arrivals: int) -> tuple[float, int, int]:
         decode_documents([(0, {"kind": "List", "items": objects(nodes, arrivals)})], "<bench>", problems)
     )
     assert not problems, problems
-    fw = build_framework(profile)
+    fw = build_framework(profile, state)
     start = time.perf_counter()
     run = schedule_all(fw, state)
     elapsed = time.perf_counter() - start

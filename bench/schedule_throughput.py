@@ -18,10 +18,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic import cluster
 
+from ruleset.app import build_framework
 from ruleset.cluster import build_cluster_state
 from ruleset.errors import Problem
 from ruleset.manifests import decode_documents
-from ruleset.simulate import build_framework, schedule_all
+from ruleset.scheduler import schedule_all
 
 
 def run_once(profile: str, nodes: int, pods: int) -> tuple[float, int]:
@@ -30,7 +31,7 @@ def run_once(profile: str, nodes: int, pods: int) -> tuple[float, int]:
     documents = [(0, {"kind": "List", "items": objects})]
     state = build_cluster_state(decode_documents(documents, "<bench>", problems))
     assert not problems, problems
-    framework = build_framework(profile)
+    framework = build_framework(profile, state)
     start = time.perf_counter()
     run = schedule_all(framework, state)
     elapsed = time.perf_counter() - start

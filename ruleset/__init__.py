@@ -1,16 +1,39 @@
 """ruleset: declarative TOML scheduling profiles assembled into a Kubernetes-exact scheduler.
 
-The public API for plugin authors is re-exported here (lazily, so that importing the
-command line stays fast): :class:`Plugin`, :class:`PerNodeFilter`, :class:`PerNodeScore`,
-:data:`hookimpl`, :class:`Status`, :class:`Code`, :class:`FilterResult`,
-:class:`PostFilterResult`, :class:`CycleState`, :class:`NodeSet` and :class:`NodeInfo`.
+This module is the public API for plugin authors, the one place it is declared: what a
+plugin imports to subclass :class:`Plugin`, implement hooks with :data:`hookimpl`, return
+:class:`Status`, :class:`FilterResult` or scores, and read the :class:`NodeSet` view of
+the snapshot. The Kubernetes objects a hook receives are in :mod:`ruleset.api` and the
+label-selector language in :mod:`ruleset.selector`; everything else is internal and may
+move. Built-in plugins import only these, as a third-party plugin would.
+
+Names are imported lazily at run time, so that importing the command line stays fast; type
+checkers see them directly.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+if TYPE_CHECKING:
+    from ruleset.framework.args import ArgError, arg_field
+    from ruleset.framework.cycle_state import CycleState, StateNotFound
+    from ruleset.framework.plugin import (
+        MAX_NODE_SCORE,
+        MIN_NODE_SCORE,
+        Handle,
+        PerNodeFilter,
+        PerNodeScore,
+        Plugin,
+    )
+    from ruleset.framework.results import FilterResult, NodeStatuses, PostFilterResult
+    from ruleset.framework.status import Code, Status
+    from ruleset.framework.types import QueuedPodInfo
+    from ruleset.hookspecs import hookimpl, hookspec
+    from ruleset.snapshot import NodeInfo, NodeSet, Snapshot
+
+#: Public name -> the module that defines it.
 _EXPORTS = {
     "hookimpl": "ruleset.hookspecs",
     "hookspec": "ruleset.hookspecs",
@@ -18,12 +41,16 @@ _EXPORTS = {
     "PerNodeFilter": "ruleset.framework.plugin",
     "PerNodeScore": "ruleset.framework.plugin",
     "Handle": "ruleset.framework.plugin",
+    "MAX_NODE_SCORE": "ruleset.framework.plugin",
+    "MIN_NODE_SCORE": "ruleset.framework.plugin",
     "Status": "ruleset.framework.status",
     "Code": "ruleset.framework.status",
     "FilterResult": "ruleset.framework.results",
     "PostFilterResult": "ruleset.framework.results",
     "NodeStatuses": "ruleset.framework.results",
     "CycleState": "ruleset.framework.cycle_state",
+    "StateNotFound": "ruleset.framework.cycle_state",
+    "QueuedPodInfo": "ruleset.framework.types",
     "ArgError": "ruleset.framework.args",
     "arg_field": "ruleset.framework.args",
     "NodeSet": "ruleset.snapshot",
@@ -31,7 +58,11 @@ _EXPORTS = {
     "Snapshot": "ruleset.snapshot",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "MAX_NODE_SCORE", "MIN_NODE_SCORE", "ArgError", "Code", "CycleState", "FilterResult", "Handle",
+    "NodeInfo", "NodeSet", "NodeStatuses", "PerNodeFilter", "PerNodeScore", "Plugin", "PostFilterResult",
+    "QueuedPodInfo", "Snapshot", "StateNotFound", "Status", "arg_field", "hookimpl", "hookspec",
+]
 
 
 def __getattr__(name: str) -> Any:

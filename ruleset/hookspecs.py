@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from ruleset.framework.plugin import Plugin
     from ruleset.framework.results import FilterResult, NodeStatuses, PostFilterResult
     from ruleset.framework.status import Status
-    from ruleset.queue import QueuedPodInfo
+    from ruleset.framework.types import QueuedPodInfo
     from ruleset.snapshot import NodeSet, Snapshot
 
 
@@ -161,6 +161,21 @@ class ExtensionPointSpecs:
         :returns: a :class:`~ruleset.FilterResult` aligned with ``nodes`` (Success,
             Unschedulable, UnschedulableAndUnresolvable or Error per node), or None when
             every node passes.
+        """
+
+    @hookspec
+    def ruleset_queueing_hint(self, pod: Pod, placed: Pod) -> bool | None:
+        """Queueing hint (Filter): may ``placed`` landing on a node let the parked ``pod`` fit?
+
+        A pod no node fits waits, parked, until a cluster event might change that. When a
+        pod is placed, every parked pod that some Filter plugin's hint answers True for is
+        retried (upstream's EventsToRegister / QueueingHint; v1.20's queue did the same for
+        required pod affinity, which InterPodAffinity's hint answers). A pod leaving a node
+        retries every parked pod without asking. A hint that raises counts as True.
+
+        :param pod: a parked pod.
+        :param placed: a pod just bound to a node (``placed.node_name``).
+        :returns: True to retry ``pod``; False or None to leave it parked.
         """
 
     @hookspec

@@ -19,6 +19,7 @@ from ruleset.manifests import decode_documents
 from ruleset.pluginmanager import load_registry
 from ruleset.profile.model import PluginConfig, Profile
 from ruleset.scheduler import Scheduler, ScheduleResult
+from ruleset.snapshot import Snapshot
 
 
 def make_node(name: str, labels: Mapping[str, str] | None = None, *, cpu: str | int | None = "4",
@@ -155,8 +156,9 @@ PluginSpec = str | tuple[str, Mapping[str, Any]] | tuple[str, Mapping[str, Any],
 
 
 def make_framework(plugins: Sequence[PluginSpec], *, percentage: int | None = 100,
-                   points: Mapping[str, Sequence[str]] | None = None) -> Framework:
-    """A framework over the named plugins (``name``, ``(name, args)`` or ``(name, args, weight)``)."""
+                   points: Mapping[str, Sequence[str]] | None = None, snapshot: Snapshot | None = None) -> Framework:
+    """A framework over the named plugins (``name``, ``(name, args)`` or ``(name, args, weight)``),
+    running on ``snapshot``."""
     configs = []
     for spec in plugins:
         if isinstance(spec, str):
@@ -166,7 +168,7 @@ def make_framework(plugins: Sequence[PluginSpec], *, percentage: int | None = 10
         configs.append(PluginConfig(name=name, weight=weight, args=args,
                                     points=tuple(points[name]) if points and name in points else None))
     profile = Profile(name="test", plugins=configs, percentage_of_nodes_to_score=percentage)
-    return Framework(profile, load_registry(), Handle())
+    return Framework(profile, load_registry(), Handle(snapshot))
 
 
 class Harness:
@@ -174,10 +176,10 @@ class Harness:
 
     def __init__(self, plugins: Sequence[PluginSpec], objects: Iterable[dict], *, percentage: int | None = 100,
                  seed: int = 0, points: Mapping[str, Sequence[str]] | None = None):
-        self.framework = make_framework(plugins, percentage=percentage, points=points)
         self.state = build_cluster(objects)
         self.snapshot = self.state.snapshot
-        self.scheduler = Scheduler(self.framework, self.snapshot, seed=seed)
+        self.framework = make_framework(plugins, percentage=percentage, points=points, snapshot=self.snapshot)
+        self.scheduler = Scheduler(self.framework, seed=seed)
 
     def run(self, pod: dict | Pod) -> ScheduleResult:
         if isinstance(pod, dict):
@@ -224,11 +226,13 @@ def registry_with(*classes: type) -> Any:
     return registry
 
 
-def framework_for(plugins: Sequence[PluginSpec], registry: Any, *, percentage: int | None = 100) -> Framework:
+def framework_for(plugins: Sequence[PluginSpec], registry: Any, *, percentage: int | None = 100,
+                  snapshot: Snapshot | None = None) -> Framework:
     """Like make_framework, with an explicit registry."""
     configs = []
     for spec in plugins:
         if isinstance(spec, str):
             spec = (spec, {})
         configs.append(PluginConfig(name=spec[0], args=dict(spec[1]), weight=spec[2] if len(spec) > 2 else 1))
-    return Framework(Profile(name="test", plugins=configs, percentage_of_nodes_to_score=percentage), registry, Handle())
+    return Framework(Profile(name="test", plugins=configs, percentage_of_nodes_to_score=percentage), registry,
+                     Handle(snapshot))

@@ -4,12 +4,12 @@ import json
 
 import pytest
 
+from ruleset.bundled import bundled_profile_names
 from ruleset.cli import main
 from ruleset.framework.plugin import Handle
 from ruleset.framework.runtime import Framework
 from ruleset.pluginmanager import load_registry
 from ruleset.profile.loader import load_profile
-from ruleset.resources import bundled_profile_names
 
 WEB_POD = """\
 apiVersion: v1

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ruleset.errors import RulesetError
-from ruleset.pdb import (
+from ruleset.snapshot.pdb import (
     budgets,
     covering,
     disruptions_allowed,

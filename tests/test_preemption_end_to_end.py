@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from ruleset.simulate import build_framework, schedule_all
+from ruleset.app import build_framework
+from ruleset.scheduler import schedule_all
 from tests.factories import build_cluster, make_node, make_object, make_pod
 
 PROFILE = """\
@@ -48,7 +49,7 @@ LAYOUT = {
 def framework(tmp_path):
     path = tmp_path / "preempting.toml"
     path.write_text(PROFILE)
-    return lambda: build_framework(str(path))
+    return lambda state: build_framework(str(path), state)
 
 
 def priority_class(name: str, value: int, **extra) -> dict:
@@ -133,7 +134,7 @@ def preemptions(run) -> list[tuple[str, str, list[str], str]]:
 
 def test_burst_of_urgent_pods(framework):
     state = build_cluster(demo())
-    run = schedule_all(framework(), state)
+    run = schedule_all(framework(state), state)
     assert [(p.pod.name, p.node, p.attempts) for p in run.placements] == [
         ("urgent-0", "b2", 2),
         ("urgent-1", "a2", 2),
@@ -174,7 +175,8 @@ def test_burst_of_urgent_pods(framework):
 
 
 def test_candidates_of_the_first_and_last_preemptions(framework):
-    run = schedule_all(framework(), build_cluster(demo()))
+    state = build_cluster(demo())
+    run = schedule_all(framework(state), state)
     events = [e for e in run.events if e.kind == "preemption"]
     assert events[0].detail["candidates"] == [
         {"node": "a1", "victims": ["default/batch-0", "default/batch-1"], "pdbViolations": 0},
@@ -196,7 +198,8 @@ def test_candidates_of_the_first_and_last_preemptions(framework):
 
 
 def test_no_pdb_protected_pod_goes_while_a_cheaper_candidate_exists(framework):
-    run = schedule_all(framework(), build_cluster(demo()))
+    state = build_cluster(demo())
+    run = schedule_all(framework(state), state)
     for event in (e for e in run.events if e.kind == "preemption"):
         chosen = next(c for c in event.detail["candidates"] if c["node"] == event.node)
         cheapest = min(c["pdbViolations"] for c in event.detail["candidates"])
@@ -229,7 +232,8 @@ def test_status_budget_counts_evictions_of_the_run(framework):
         )
         for k in range(2)
     ]
-    run = schedule_all(framework(), build_cluster(objects))
+    state = build_cluster(objects)
+    run = schedule_all(framework(state), state)
     [first, second] = [e for e in run.events if e.kind == "preemption"]
     assert {c["pdbViolations"] for c in first.detail["candidates"]} == {0}
     assert {c["pdbViolations"] for c in second.detail["candidates"]} == {1}
@@ -254,7 +258,8 @@ def test_pods_that_cannot_preempt_and_bad_priority_classes(framework):
         ),
         make_pod("typo", requests={"cpu": "1"}, priority_class_name="urgnet"),
     )
-    run = schedule_all(framework(), build_cluster(demo(urgent=1, extra=extra)))
+    state = build_cluster(demo(urgent=1, extra=extra))
+    run = schedule_all(framework(state), state)
     placements = {p.pod.name: (p.node, p.reason, p.attempts) for p in run.placements}
     assert placements["typo"] == (None, "no PriorityClass with name urgnet was found", 0)
     assert placements["urgent-0"][0] == "b2"
@@ -283,7 +288,7 @@ def small(objects_extra, framework):
         *objects_extra,
     ]
     state = build_cluster(objects)
-    fw = framework()
+    fw = framework(state)
     return schedule_all(fw, state), fw, state
 
 
@@ -349,7 +354,8 @@ def test_nomination_is_cleared_when_preemption_cannot_help(framework):
 
 def test_requeued_pods_go_behind_pods_of_their_priority(framework):
     """Each preemptor retries only after the other urgent pods had their first attempt."""
-    run = schedule_all(framework(), build_cluster(demo(urgent=3)))
+    state = build_cluster(demo(urgent=3))
+    run = schedule_all(framework(state), state)
     attempts = [
         (e.pod.split("/")[1], e.detail["attempt"])
         for e in run.events

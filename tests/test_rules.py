@@ -5,11 +5,28 @@ import textwrap
 import pytest
 
 from ruleset.errors import RulesetError
+from ruleset.framework.runtime import Framework, FrameworkError
+from ruleset.pluginmanager import load_registry
+from ruleset.plugins.rules import CompiledRule, applicable, compile_rule
 from ruleset.profile.loader import check_profile, load_profile
-from ruleset.profile.model import RuleConfig
-from ruleset.rules import CompiledRule, applicable, compile_rule, compile_rules, rule_problems
+from ruleset.profile.model import Profile, RuleConfig
 from ruleset.selector import Selector, parse
 from tests.factories import decode, make_pod
+
+
+def compile_rules(rules):
+    """The compiled rules of the Rules plugin of a framework built from ``rules`` (issue 9: rules are
+    that plugin's args, checked and compiled like any other); RulesetError with every problem."""
+    return Framework(Profile(name="t", rules=list(rules)), load_registry()).plugins["Rules"].rules
+
+
+def rule_problems(profile):
+    """What building ``profile``'s framework reports about its rules."""
+    try:
+        Framework(profile, load_registry())
+    except FrameworkError as exc:
+        return exc.problems
+    return []
 
 
 def write(tmp_path, name, text):

@@ -31,8 +31,8 @@ def _nodes(n):
 
 def test_start_index_rotates_by_processed_nodes():
     state = build_cluster(_nodes(200))
-    fw = make_framework(["NodeResourcesFit", "NodeResourcesLeastAllocated"], percentage=0)
-    scheduler = Scheduler(fw, state.snapshot)
+    fw = make_framework(["NodeResourcesFit", "NodeResourcesLeastAllocated"], percentage=0, snapshot=state.snapshot)
+    scheduler = Scheduler(fw)
     pod = decode(make_pod())
     first = scheduler.schedule(pod)
     # 200 nodes, adaptive 48% -> 96, floored to 100 feasible nodes, visited from index 0.

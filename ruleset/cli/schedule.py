@@ -22,11 +22,11 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ruleset.app import prepare_run
     from ruleset.cli.output import print_json
-    from ruleset.simulate import build_framework, load_state, schedule_all
+    from ruleset.scheduler import schedule_all
 
-    framework = build_framework(args.profile)
-    state = load_state(args.cluster, args.pods)
+    framework, state = prepare_run(args.profile, args.cluster, args.pods)
     report_notes(state.notes, args.verbose)
     result = schedule_all(framework, state, seed=args.seed)
     if args.output == "json":

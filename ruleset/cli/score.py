@@ -18,11 +18,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ruleset.app import first_pending, prepare_run, read_single_pod, score_pod
     from ruleset.cli.output import print_json
-    from ruleset.simulate import build_framework, first_pending, load_state, read_single_pod, score_pod
 
-    framework = build_framework(args.profile)
-    state = load_state(args.cluster)
+    framework, state = prepare_run(args.profile, args.cluster)
     report_notes(state.notes, args.verbose)
     pod = read_single_pod(args.pod, state) if args.pod else first_pending(state, framework)
     report = score_pod(framework, state, pod, seed=args.seed)
@@ -40,26 +39,30 @@ def _preemption_json(result: Any) -> dict[str, Any] | None:
     return post.details.to_json()
 
 
-def _rule_scores(report: Any) -> list[Any] | None:
-    """The pod's preference rules, matched against every node (None when Rules did not score)."""
-    from ruleset.rules import RULES_PLUGIN, applicable, compile_rules, preference_scores
-
+def _score_details(report: Any) -> dict[str, Any]:
+    """Each scoring plugin's own detail of its score on every node (:meth:`ruleset.Plugin.score_details`),
+    by the name it is reported under."""
     scores = report.result.scores
-    if scores is None or RULES_PLUGIN not in scores.plugins:
-        return None
-    rules = applicable(compile_rules(report.profile.rules), report.pod)
-    return preference_scores(rules, report.state.snapshot.all_nodes())
+    if scores is None:
+        return {}
+    framework = report.framework
+    nodes = report.state.snapshot.all_nodes()
+    out = {}
+    for label in scores.plugins:
+        details = framework.plugin_reported_as(label).score_details(report.pod, nodes)
+        if details is not None:
+            out[label] = details
+    return out
 
 
 def score_json(report: Any) -> dict[str, Any]:
     """The JSON contract of ``ruleset score`` (without ``schemaVersion``).
 
-    The ``Rules`` entry of ``scores`` also has ``rules``: per preference rule that applies
-    to the pod, ``{"matched", "score" (100 or 0), "weight", "weighted"}``.
+    A plugin's entry in ``scores`` may carry detail of its own (the Rules plugin's
+    ``rules``: per preference rule that applies to the pod, ``{"matched", "score" (100 or
+    0), "weight", "weighted"}``).
     """
-    from ruleset.rules import RULES_PLUGIN, breakdown_json
-
-    rule_scores = _rule_scores(report)
+    details = _score_details(report)
     result = report.result
     snapshot = report.state.snapshot
     statuses = result.statuses
@@ -84,9 +87,8 @@ def score_json(report: Any) -> dict[str, Any]:
             for plugin, weight, raw, norm in zip(table.plugins, table.weights, table.raw, table.normalized,
                                                  strict=True):
                 entry["scores"][plugin] = {"raw": int(raw[position]), "score": int(norm[position]),
-                                           "weight": weight, "weighted": int(norm[position]) * weight}
-                if plugin == RULES_PLUGIN and rule_scores is not None:
-                    entry["scores"][plugin]["rules"] = breakdown_json(rule_scores, index)
+                                           "weight": weight, "weighted": int(norm[position]) * weight,
+                                           **(details[plugin][index] if plugin in details else {})}
             entry["total"] = int(table.total[position])
         entry["scored"] = position is not None
         nodes.append(entry)

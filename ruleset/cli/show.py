@@ -41,9 +41,9 @@ def run(args: argparse.Namespace) -> int:
 
 def effective_profile(argument: str) -> dict[str, Any]:
     """Load, build and describe a profile (raises RulesetError, exit 2, when it does not load)."""
-    from ruleset.framework.runtime import POINT_HOOKS
+    from ruleset.app import build_framework
+    from ruleset.framework.points import EXTENSION_POINTS
     from ruleset.profile.loader import display_path
-    from ruleset.simulate import build_framework
 
     framework = build_framework(argument)
     profile, registry = framework.profile, framework.registry
@@ -51,7 +51,10 @@ def effective_profile(argument: str) -> dict[str, Any]:
     plugins = []
     for name, config in framework.configs.items():
         cls = registry.get(name)
+        assert cls is not None  # the framework was built from it
         points = framework.points[name]
+        # The args as the profile wrote them: the Rules plugin's [[rules]] are shown as rules.
+        as_written = profile.plugin(name)
         origin = config.origin
         plugins.append({
             "name": name,
@@ -59,7 +62,7 @@ def effective_profile(argument: str) -> dict[str, Any]:
             "points": points,
             "configuredPoints": list(config.points) if config.points is not None else None,
             "weight": config.weight if "score" in points else None,
-            "args": cls.args_with_defaults(config.args),
+            "args": cls.args_with_defaults(as_written.args if as_written is not None else {}),
             "origin": (f"{display_path(origin.file)}:{origin.line}:{origin.column}"
                        if origin.file and name in written else None),
         })
@@ -68,8 +71,8 @@ def effective_profile(argument: str) -> dict[str, Any]:
         "description": profile.description or None,
         "files": [display_path(file) for file in profile.files],
         "percentageOfNodesToScore": profile.percentage_of_nodes_to_score,
-        "extensionPoints": {point: [step.plugin for step in framework.tables[hooks[0]]]
-                            for point, hooks in POINT_HOOKS.items()},
+        "extensionPoints": {point.key: [step.plugin for step in framework.tables[point.main_hook]]
+                            for point in EXTENSION_POINTS},
         "plugins": plugins,
         "rules": [{"name": rule.name, "pods": rule.pods, "require": rule.require, "prefer": rule.prefer,
                    "weight": rule.weight} for rule in profile.rules],

@@ -18,16 +18,30 @@ class ArgError:
     """A semantic problem in a plugin's args, with a Kubernetes-style message.
 
     ``path`` is relative to the plugin's ``args`` table, e.g. ``("shape", 1, "utilization")``.
+    The problem is reported at that key, or with ``at_value`` at its value; ``offset``
+    (1-based, implies ``at_value``) points at a character inside a string value, such as
+    the place a selector stops parsing. ``code`` is the problem code ``ruleset validate``
+    reports.
     """
 
     path: tuple[str | int, ...]
     message: str
+    code: str = "invalid-args"
+    at_value: bool = False
+    offset: int | None = None
 
 
 def arg_field(key: str, default: Any = dataclasses.MISSING, *, default_factory: Any = dataclasses.MISSING,
-              parse: Callable[[Any], Any] | None = None, dump: Callable[[Any], Any] | None = None) -> Any:
-    """A dataclass field read from ``args[key]``; ``parse``/``dump`` convert nested values."""
-    metadata = {"key": key, "parse": parse, "dump": dump}
+              parse: Callable[[Any], Any] | None = None, dump: Callable[[Any], Any] | None = None,
+              schema: Mapping[str, Any] | None = None, description: str = "") -> Any:
+    """A dataclass field read from ``args[key]``.
+
+    ``parse``/``dump`` convert nested values; ``schema`` is the JSON Schema of the value and
+    ``description`` what it means, from which :func:`args_schema` builds the plugin's
+    args schema (the ``default`` there is the field's default, dumped).
+    """
+    metadata = {"key": key, "parse": parse, "dump": dump, "schema": dict(schema or {}),
+                "description": description}
     if default_factory is not dataclasses.MISSING:
         return dataclasses.field(default_factory=default_factory, metadata=metadata)
     return dataclasses.field(default=default, metadata=metadata)
@@ -57,6 +71,22 @@ def args_from_mapping(cls: type, raw: Mapping[str, Any]) -> Any:
         parse = f.metadata.get("parse")
         values[f.name] = parse(raw[key]) if parse else _freeze(raw[key])
     return cls(**values)
+
+
+def args_schema(cls: type) -> dict[str, Any]:
+    """The JSON Schema of an args dataclass's mapping: each field's schema, description and
+    default, and no other key. Every field must have a default (args may always be omitted)."""
+    defaults = args_to_mapping(cls())
+    properties = {}
+    for f in dataclasses.fields(cls):
+        key = f.metadata.get("key", f.name)
+        fragment = dict(f.metadata.get("schema") or {})
+        if f.metadata.get("description"):
+            fragment["description"] = f.metadata["description"]
+        if key in defaults:
+            fragment["default"] = defaults[key]
+        properties[key] = fragment
+    return {"type": "object", "additionalProperties": False, "properties": properties}
 
 
 def args_to_mapping(args: Any) -> dict[str, Any]:

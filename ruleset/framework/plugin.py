@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ruleset.framework.args import ArgError, args_from_mapping, args_to_mapping
+from ruleset.framework.args import ArgError, args_from_mapping, args_schema, args_to_mapping
 from ruleset.framework.cycle_state import CycleState
+from ruleset.framework.nominator import Nominator
+from ruleset.framework.points import MAX_NODE_SCORE, MIN_NODE_SCORE
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Status
 from ruleset.hookspecs import hookimpl
@@ -19,23 +21,28 @@ if TYPE_CHECKING:
     from ruleset.framework.runtime import Framework
     from ruleset.snapshot import NodeInfo, NodeSet, Snapshot
 
-#: ``framework.MaxNodeScore`` / ``MinNodeScore``: the range of a score after NormalizeScore.
-MAX_NODE_SCORE = 100
-MIN_NODE_SCORE = 0
+__all__ = ["MAX_NODE_SCORE", "MIN_NODE_SCORE", "Handle", "PerNodeFilter", "PerNodeScore", "Plugin",
+           "check_plugin_args"]
 
 
 class Handle:
-    """What a plugin can reach besides its args (kube-scheduler's ``FrameworkHandle``).
+    """What a plugin can reach besides its args (kube-scheduler's ``framework.Handle``).
 
-    ``snapshot`` is the cluster of the current run and ``framework`` the profile's runtime
-    (preemption uses it to re-run the filters); both are set before any hook is called.
+    ``snapshot`` is the cluster the framework runs on, given when the handle is built;
+    ``nominator`` holds the pods nominated to nodes by earlier preemptions; ``framework`` is
+    the profile's runtime (preemption uses it to re-run the filters), set by the
+    :class:`~ruleset.framework.runtime.Framework` the handle is given to.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, snapshot: Snapshot | None = None, nominator: Nominator | None = None) -> None:
+        self.snapshot = snapshot
+        self.nominator = nominator if nominator is not None else Nominator()
         self.framework: Framework | None = None
-        self.snapshot: Snapshot | None = None
-        #: Pods nominated to nodes by earlier preemptions: node name -> pods.
-        self.nominated: dict[str, list[Pod]] = {}
+
+    @property
+    def nominated(self) -> Mapping[str, list[Pod]]:
+        """Pods nominated to nodes, node name -> pods (read-only; change it through :attr:`nominator`)."""
+        return self.nominator.as_mapping()
 
 
 class Plugin:
@@ -43,15 +50,17 @@ class Plugin:
 
     Subclasses set :attr:`name` (the framework name profiles use) and implement hooks from
     :mod:`ruleset.hookspecs` as methods decorated with :data:`ruleset.hookimpl`. A plugin
-    with args sets :attr:`args_schema` (the JSON Schema of its ``args`` table) and
-    :attr:`Args` (a dataclass built with :func:`ruleset.framework.args.arg_field`), and
-    overrides :meth:`validate_args` for the rules a schema cannot say (with Kubernetes'
-    messages).
+    with args sets :attr:`Args`, a frozen dataclass whose fields are built with
+    :func:`ruleset.arg_field` (each with its Kubernetes key, JSON Schema and description,
+    from which :attr:`args_schema` is derived), and overrides :meth:`validate_args` for the
+    rules a schema cannot say (with Kubernetes' messages). The class docstring's first line
+    describes the plugin to editors (``ruleset schema``).
     """
 
     #: The framework name, e.g. ``"NodeLabel"``.
     name: ClassVar[str]
-    #: JSON Schema of the ``args`` table; the default accepts no args.
+    #: JSON Schema of the ``args`` table: derived from :attr:`Args` unless a class sets it;
+    #: the default accepts no args.
     args_schema: ClassVar[dict[str, Any]] = {
         "type": "object", "properties": {}, "additionalProperties": False,
     }
@@ -59,6 +68,11 @@ class Plugin:
     Args: ClassVar[type | None] = None
     #: Deprecated names that still select this plugin (e.g. legacy Policy names).
     aliases: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.Args is not None and "args_schema" not in cls.__dict__ and "Args" in cls.__dict__:
+            cls.args_schema = args_schema(cls.Args)
 
     def __init__(self, args: Any = None, handle: Handle | None = None):
         self.args = args if args is not None else self.parse_args({})
@@ -77,6 +91,16 @@ class Plugin:
         return []
 
     @classmethod
+    def check_args(cls, raw: Mapping[str, Any]) -> tuple[Any, list[ArgError]]:
+        """Parse and validate a (schema-valid) args mapping: the args object (None when they
+        cannot be read) and every problem found."""
+        try:
+            args = cls.parse_args(raw)
+        except (TypeError, ValueError, KeyError) as exc:
+            return None, [ArgError((), f"cannot read args: {exc}")]
+        return args, list(cls.validate_args(args))
+
+    @classmethod
     def args_with_defaults(cls, raw: Mapping[str, Any]) -> dict[str, Any]:
         """An args table as written, with every default filled in (camelCase keys)."""
         return cls.args_to_dict(cls.parse_args(raw))
@@ -88,8 +112,20 @@ class Plugin:
             return args_to_mapping(args)
         return dict(args or {})
 
+    def score_details(self, pod: Pod, nodes: NodeSet) -> Sequence[Mapping[str, Any]] | None:
+        """Optional detail of this plugin's score for reports: one mapping per node of
+        ``nodes``, merged into the plugin's entry of ``ruleset score``'s JSON. None: no detail."""
+        return None
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} plugin {self.name!r}>"
+
+
+def check_plugin_args(cls: type[Plugin], raw: Mapping[str, Any]) -> tuple[Any, list[tuple[tuple, str]]]:
+    """Parse and semantically validate a plugin's (schema-valid) args, as kube-scheduler's
+    ``ValidateXxxArgs`` would: the args object and ``(path within args, message)`` per problem."""
+    args, errors = cls.check_args(raw)
+    return args, [(error.path, error.message) for error in errors]
 
 
 class PerNodeFilter(Plugin):

@@ -38,7 +38,8 @@ from typing import Any
 
 import yaml
 
-from ruleset.framework.runtime import IMPLIED_POINTS, POINT_HOOKS, Framework
+from ruleset.framework.points import EXTENSION_POINTS, POINT_KEYS
+from ruleset.framework.runtime import Framework
 from ruleset.kubeconfig.catalogue import (
     DEFAULT_RESOURCES,
     HARMLESS,
@@ -53,9 +54,9 @@ from ruleset.pluginmanager import PluginRegistry, load_registry
 from ruleset.profile.model import Profile
 
 #: Each main point and the point that only prepares it (Filter's PreFilter, Score's PreScore).
-HELPERS = {main: helper for main, (helper,) in IMPLIED_POINTS.items()}
+HELPERS = {point.key: helper for point in EXTENSION_POINTS for helper in point.implied}
 SCORE_POINTS = ("preScore", "score")
-_ALL = tuple(POINT_HOOKS)
+_ALL = POINT_KEYS
 
 #: Why a ruleset plugin is not in a version's in-tree registry.
 NOT_IN_TREE = {

@@ -18,13 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ruleset.errors import Problem, RulesetError
-from ruleset.framework.runtime import (
-    IMPLIED_POINTS,
-    POINT_HOOKS,
-    check_plugin_args,
-    effective_points,
-    implemented_points,
-)
+from ruleset.framework.plugin import check_plugin_args
+from ruleset.framework.points import EXTENSION_POINTS, POINT_KEYS, effective_points, implemented_points
 from ruleset.kubeconfig.catalogue import (
     DEFAULT_RESOURCES,
     HARMLESS,
@@ -44,7 +39,7 @@ from ruleset.profile.loader import check_profile
 from ruleset.profile.toml_writer import dumps
 
 #: Points that only prepare a main point (and come along with it in a ruleset profile).
-HELPER_POINTS = {helper: main for main, helpers in IMPLIED_POINTS.items() for helper in helpers}
+HELPER_POINTS = {helper: point.key for point in EXTENSION_POINTS for helper in point.implied}
 
 
 @dataclass
@@ -174,7 +169,7 @@ def translate(up: UpstreamProfile, registry: PluginRegistry) -> ImportedProfile:
         if effective != available:
             table["points"] = [
                 p
-                for p in POINT_HOOKS
+                for p in POINT_KEYS
                 if p in wanted and not (p in HELPER_POINTS and HELPER_POINTS[p] in wanted)
             ]
         args = _plugin_args(name, source_of[name], up, strategy, cls, report)

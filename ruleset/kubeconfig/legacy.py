@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ruleset.framework.runtime import POINT_HOOKS
+from ruleset.framework.points import POINT_KEYS
 from ruleset.kubeconfig.catalogue import extenders_reason
 from ruleset.kubeconfig.model import INVALID, LOSSY, NOTE, Issue, UpstreamProfile
 from ruleset.kubeconfig.versions import REGISTRY_1_20
@@ -500,7 +500,7 @@ def _profile(b: _Builder, where: str) -> UpstreamProfile:
         where=where,
         issues=b.issues,
     )
-    for point in POINT_HOOKS:
+    for point in POINT_KEYS:
         if point in b.points:
             profile.points[point] = [(n, w) for n, w in b.points[point]]
     profile.args = b.args

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ruleset.framework.runtime import POINT_HOOKS
+from ruleset.framework.points import POINT_KEYS
 
 #: Points whose order changes the outcome, strongest first.
 SIGNIFICANT = ("queueSort", "filter", "postFilter", "reserve", "permit", "preBind", "bind", "postBind")
 #: Points every plugin of which runs whatever the order.
 INSIGNIFICANT = ("preFilter", "preScore", "score")
-READING_ORDER = tuple(POINT_HOOKS)
+READING_ORDER = POINT_KEYS
 
 
 class _Graph:

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ruleset.framework.runtime import POINT_HOOKS
+from ruleset.framework.points import POINT_KEYS
 
 GROUP = "kubescheduler.config.k8s.io"
 
 #: Extension points in cycle order, as KubeSchedulerConfiguration spells them.
 #: ``preEnqueue`` (v1 only) comes first; the rest are the framework's own points.
-ALL_POINTS = ("preEnqueue", *POINT_HOOKS)
+ALL_POINTS = ("preEnqueue", *POINT_KEYS)
 
 PluginSet = dict[str, list[tuple[str, int | None]]]
 

@@ -53,8 +53,8 @@ from ruleset.framework.plugin import Plugin
 from ruleset.framework.results import NodeStatuses, PostFilterResult
 from ruleset.framework.status import Code, Status
 from ruleset.hookspecs import hookimpl
-from ruleset.pdb import budgets, filter_pods_with_pdb_violation
 from ruleset.snapshot import Snapshot
+from ruleset.snapshot.pdb import budgets, filter_pods_with_pdb_violation
 
 MAX_INT32 = 2**31 - 1
 
@@ -261,13 +261,11 @@ class DefaultPreemption(Plugin):
 
             def remove(victim: Pod) -> bool:
                 snapshot.remove_pod(victim)
-                return framework.run_pre_filter_extension("ruleset_pre_filter_remove_pod", trial, pod, victim,
-                                                          index, snapshot).is_success
+                return framework.run_pre_filter_remove_pod(trial, pod, victim, index, snapshot).is_success
 
             def add(victim: Pod) -> bool:
                 snapshot.add_pod(victim, index)
-                return framework.run_pre_filter_extension("ruleset_pre_filter_add_pod", trial, pod, victim,
-                                                          index, snapshot).is_success
+                return framework.run_pre_filter_add_pod(trial, pod, victim, index, snapshot).is_success
 
             for victim in lower:
                 if not remove(victim):

@@ -660,6 +660,22 @@ class InterPodAffinity(Plugin):
         codes = np.where(slot == 0, np.int8(Code.SUCCESS), codes).astype(np.int8)
         return FilterResult(codes, list(_FILTER_REASONS), slot)
 
+    @hookimpl
+    def ruleset_queueing_hint(self, pod: Pod, placed: Pod) -> bool:
+        """Whether ``placed`` satisfies one of the parked ``pod``'s required pod affinity terms
+        (v1.20's ``getUnschedulablePodsWithMatchingAffinityTerm``); a term whose selector does
+        not parse is skipped."""
+        affinity = pod.affinity.pod_affinity
+        if affinity is None or not affinity.required:
+            return False
+        for term in affinity.required:
+            try:
+                if affinity_term(term, pod.namespace).matches(placed):
+                    return True
+            except SelectorError:
+                continue
+        return False
+
     # ------------------------------------------------------------------- Scoring
     @hookimpl
     def ruleset_pre_score(self, state: CycleState, pod: Pod, nodes: NodeSet) -> Status | None:

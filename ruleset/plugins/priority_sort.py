@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ruleset.framework.plugin import Plugin
+from ruleset.framework.types import QueuedPodInfo
 from ruleset.hookspecs import hookimpl
-from ruleset.queue import QueuedPodInfo
 
 
 class PrioritySort(Plugin):

@@ -1,16 +1,19 @@
-"""Load TOML profiles: parse, validate against the JSON Schema, resolve ``extends``, check args.
+"""Load TOML profiles: parse, validate against the JSON Schema, resolve ``extends``, then run
+the checks on the profile's plugins and point each problem at the file, line and column
+where the setting in question was written.
 
-Every problem found is collected (never just the first) and carries the file, the 1-based
-line and column of the offending key or value, and the key path. :func:`load_profile`
-raises :class:`~ruleset.errors.RulesetError` with all of them; :func:`check_profile`
-returns them for ``ruleset validate``.
+The rules about plugins (args, points, weights, QueueSort and Bind...) live in
+:mod:`ruleset.framework.validation`; this module only locates what they find. Every
+problem found is collected (never just the first) and carries the file, the 1-based line
+and column of the offending key or value, and the key path. :func:`load_profile` raises
+:class:`~ruleset.errors.RulesetError` with all of them; :func:`check_profile` returns them
+for ``ruleset validate``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
-import json
 import os
 import re
 import sys
@@ -19,11 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ruleset import resources
+from ruleset import bundled
 from ruleset.errors import Problem, RulesetError, format_path
+from ruleset.framework.validation import Finding, PluginCheck, check_plugins
 from ruleset.pluginmanager import PluginRegistry, load_registry
-from ruleset.profile.model import RULES_PLUGIN, Origin, PluginConfig, Profile, RuleConfig
-from ruleset.profile.toml_positions import index_positions, locate
+from ruleset.profile.model import KeyPath, Origin, PluginConfig, Profile, RuleConfig, Source
+from ruleset.profile.toml_positions import index_positions, locate, string_column
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -221,14 +225,14 @@ def _bundled(value: str) -> Path | None:
     """The bundled profile ``value`` names, when it is a bare name (no ``/``, no ``.toml``)."""
     if "/" in value or value.endswith(".toml"):
         return None
-    return resources.bundled_profile(value)
+    return bundled.bundled_profile(value)
 
 
 def resolve_extends(value: str, base_dir: Path) -> Path | None:
     """A bundled profile name, or a path relative to the extending file."""
-    bundled = _bundled(value)
-    if bundled is not None:
-        return bundled
+    named = _bundled(value)
+    if named is not None:
+        return named
     candidate = (base_dir / value).resolve()
     if candidate.is_file():
         return candidate
@@ -242,10 +246,10 @@ def resolve_profile_argument(value: str) -> Path:
     path = Path(value)
     if path.is_file():
         return path
-    bundled = _bundled(value)
-    if bundled is not None:
-        return bundled
-    names = ", ".join(resources.bundled_profile_names())
+    named = _bundled(value)
+    if named is not None:
+        return named
+    names = ", ".join(bundled.bundled_profile_names())
     raise RulesetError(Problem(f"no such profile file, and no bundled profile of that name "
                                f"(bundled: {names})",
                                file=value, code="io-error"))
@@ -328,11 +332,14 @@ class _Assembler:
             return
         profile.disabled.discard(canonical)
         origin = pf.origin(("plugins", name))
-        config = existing or PluginConfig(name=canonical, origin=origin, args_origin=origin,
+        config = existing or PluginConfig(name=canonical, origin=origin,
                                           written_name=name if name != canonical else None)
         if existing is None:
             profile.plugins.append(config)
         config.origin = origin
+        for key in ("weight", "points", "args"):
+            if key in table:
+                config.sources[(key,)] = Source(pf.origin(("plugins", name, key)), ("plugins", name, key))
         weight = table.get("weight")
         if isinstance(weight, int) and not isinstance(weight, bool):
             config.weight = weight
@@ -343,7 +350,6 @@ class _Assembler:
         if isinstance(args, dict):
             # args replace inherited args wholesale, like a KubeSchedulerConfiguration pluginConfig entry.
             config.args = dict(args)
-            config.args_origin = pf.origin(("plugins", name, "args"))
 
     def _merge_rule(self, profile: Profile, pf: ProfileFile, index: int, table: dict[str, Any]) -> None:
         weight = table.get("weight", 1)
@@ -354,7 +360,7 @@ class _Assembler:
             prefer=table.get("prefer") if isinstance(table.get("prefer"), str) else None,
             weight=weight if isinstance(weight, int) and not isinstance(weight, bool) else 1,
             origin=pf.origin(("rules", index)),
-            source=(pf, index),
+            path=("rules", index),
         )
         for i, existing in enumerate(profile.rules):
             if existing.name == rule.name:
@@ -368,7 +374,7 @@ class _Assembler:
 
 
 def _copy(config: PluginConfig) -> PluginConfig:
-    return dataclasses.replace(config, args=dict(config.args))
+    return dataclasses.replace(config, args=dict(config.args), sources=dict(config.sources))
 
 
 @dataclass
@@ -379,31 +385,56 @@ class ProfileCheck:
     problems: list[Problem]
     #: Each file of the extends chain by resolved path, the checked file first.
     files: dict[Path, ProfileFile]
+    #: What :func:`~ruleset.framework.validation.check_plugins` found (None when the profile
+    #: could not be assembled); a framework built from this profile can reuse it.
+    plugins: PluginCheck | None = None
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
 
 
 def check_profile_files(path: Path, registry: PluginRegistry | None = None) -> ProfileCheck:
     """:func:`check_profile`, also returning the parsed files (for ``ruleset validate``'s locations).
 
-    Checks that need the assembled profile (each plugin's args, points, weights, rules) run
-    even when other parts of the files have errors, skipping only what those errors make
-    unreadable, so that one run reports every problem.
+    The checks on the profile's plugins run even when other parts of the files have errors,
+    skipping only what those errors make unreadable, so that one run reports every problem.
     """
     registry = registry or load_registry()
     assembler = _Assembler(registry)
     profile = assembler.assemble(Path(path))
     problems = list(assembler.problems)
+    plugins = None
     if profile is not None:
-        problems.extend(_semantic_problems(profile, registry, assembler, problems))
+        plugins = check_plugins(profile, registry)
+        problems.extend(_located(profile, plugins.findings, assembler, problems))
     files = {str(f.path): i for i, f in enumerate(assembler.files.values())}
     ordered = sorted(dict.fromkeys(problems),
                      key=lambda p: (files.get(p.file or "", len(files)), p.line or 0, p.column or 0))
-    return ProfileCheck(profile, ordered, assembler.files)
+    return ProfileCheck(profile, ordered, assembler.files, plugins)
 
 
 def check_profile(path: Path, registry: PluginRegistry | None = None) -> tuple[Profile | None, list[Problem]]:
     """Load a profile and check everything short of running it; returns (profile, problems)."""
     check = check_profile_files(path, registry)
     return check.profile, check.problems
+
+
+def check_profile_argument(value: str | Path, registry: PluginRegistry | None = None) -> ProfileCheck:
+    """Load a profile (a path, or a bundled name when ``value`` is a str); raise RulesetError
+    with every error found, else return the check (warnings included)."""
+    resolved = resolve_profile_argument(value) if not isinstance(value, Path) else value
+    check = check_profile_files(resolved, registry)
+    if check.errors or check.profile is None:
+        raise RulesetError(check.errors or [Problem("cannot load profile", file=str(resolved))])
+    return check
+
+
+def load_profile(path: str | Path, registry: PluginRegistry | None = None) -> Profile:
+    """Load a profile (a path or a bundled name); raise RulesetError with every error found."""
+    profile = check_profile_argument(path, registry).profile
+    assert profile is not None
+    return profile
 
 
 def plugin_tables(profile: Profile, files: dict[Path, ProfileFile], registry: PluginRegistry,
@@ -417,130 +448,96 @@ def plugin_tables(profile: Profile, files: dict[Path, ProfileFile], registry: Pl
     for file in profile.files:
         pf = by_name.get(file)
         plugins = pf.data.get("plugins") if pf is not None else None
-        if not isinstance(plugins, dict):
+        if pf is None or not isinstance(plugins, dict):
             continue
         for written, table in plugins.items():
             if registry.canonical_name(written) == name and isinstance(table, dict):
                 yield pf, written, table
 
 
-def _where_set(profile: Profile, assembler: _Assembler, name: str,
-               key: str) -> tuple[ProfileFile, str] | None:
-    """The file (and the plugin name as written there) whose ``[plugins.<name>] key`` is in effect.
+def _located(profile: Profile, findings: list[Finding], assembler: _Assembler,
+             found: list[Problem]) -> list[Problem]:
+    """Each finding at the line and column where what it is about was written.
 
-    The extends chain is searched child first; an ``enabled = false`` on the way drops what
-    the files further up had set.
+    ``found`` are the problems already reported; a finding about a value they flag as an
+    error is dropped (its value is not what the user meant, and one report is enough), and
+    so is any finding about args in which they flag something (args are only checked as a
+    whole, once the schema accepts them).
     """
-    for pf, written, table in plugin_tables(profile, assembler.files, assembler.registry, name):
-        if key in table:
-            return pf, written
-        if table.get("enabled") is False:
-            return None
-    return None
+    flagged = {(p.file, p.path) for p in found if p.severity == "error" and p.path}
+    files = {str(pf.path): pf for pf in assembler.files.values()}
 
-
-def _semantic_problems(profile: Profile, registry: PluginRegistry, assembler: _Assembler,
-                       found: list[Problem]) -> list[Problem]:
-    """Checks that need the assembled profile: args rules, points, weights, rules' selectors.
-
-    ``found`` are the problems already reported; a setting they flag as an error is not
-    checked again (its value is not what the user meant, and one report is enough).
-    """
-    from ruleset.framework.runtime import (
-        MAX_NODE_SCORE,
-        MAX_TOTAL_SCORE,
-        POINT_HOOKS,
-        POINT_TITLES,
-        check_plugin_args,
-        effective_points,
-        implemented_points,
-    )
-
-    flagged = [(p.file, p.path) for p in found if p.severity == "error" and p.path]
-
-    def is_flagged(where: tuple[ProfileFile, str], key: str) -> bool:
-        pf, written = where
-        text = format_path(("plugins", written, key))
-        return any(file == str(pf.path) and (path == text or path.startswith((f"{text}.", f"{text}[")))
-                   for file, path in flagged)
+    def is_flagged(file: str | None, path: KeyPath, inside: bool = False) -> bool:
+        text = format_path(path)
+        for flagged_file, flagged_path in flagged:
+            if flagged_file != file:
+                continue
+            if flagged_path == text or (flagged_path.startswith((f"{text}.", f"{text}[")) and inside):
+                return True
+            if text.startswith((f"{flagged_path}.", f"{flagged_path}[")):
+                return True
+        return False
 
     problems: list[Problem] = []
     if not profile.name and not found:  # (the schema reports a missing or bad name already)
         problems.append(Problem("missing required key 'name'", file=profile.files[0], line=1, column=1,
                                 code="missing-key"))
-    configs: list[PluginConfig | None] = list(profile.plugins)
-    if profile.adds_rules_plugin:
-        configs.append(None)  # the framework adds the Rules plugin (weight 1) for the profile's rules
-    total_score = 0
-    score_weights: list[tuple[int, tuple[ProfileFile, str] | None, PluginConfig | None]] = []
-    for config in configs:
-        implicit = config is None
-        name = RULES_PLUGIN if implicit else config.name
-        cls = registry.get(name)
-        if cls is None:
+    for finding in findings:
+        config = finding.config
+        if config is None:
+            problems.append(_unfilled_point(profile, finding, assembler))
             continue
-        args_at = None if implicit else _where_set(profile, assembler, name, "args")
-        if not implicit and not (args_at and is_flagged(args_at, "args")):
-            _, arg_problems = check_plugin_args(cls, config.args)
-            for path, message in arg_problems:
-                if args_at is not None:
-                    pf, written = args_at
-                    problems.append(pf.problem(("plugins", written, "args", *path), message, "invalid-args"))
-                else:  # default args (none written) that the plugin rejects
-                    key_path = format_path(("plugins", name, "args", *path))
-                    problems.append(config.origin.problem(message, key_path, "invalid-args"))
-        available = implemented_points(cls)
-        points = None if implicit else config.points
-        points_at = _where_set(profile, assembler, name, "points")
-        for i, point in enumerate(points or ()):
-            if point in POINT_HOOKS and point not in available and points_at is not None:
-                pf, written = points_at
-                problems.append(pf.problem(("plugins", written, "points", i),
-                                           f"plugin {name!r} does not extend {POINT_TITLES[point]} plugin",
-                                           "point-not-implemented", value=True))
-        weight = 1 if implicit else config.weight
-        weight_at = None if implicit else _where_set(profile, assembler, name, "weight")
-        if weight_at is not None and is_flagged(weight_at, "weight"):
-            continue
-        if "score" not in effective_points(cls, points):
-            if weight_at is not None:
-                pf, written = weight_at
-                why = (f"plugin {name!r} does not extend Score plugin" if "score" not in available else
-                       f"plugin {name!r} is limited to points {json.dumps(list(points or ()))}, "
-                       f"which do not include score")
-                problems.append(pf.problem(("plugins", written, "weight"), f"weight has no effect: {why}",
-                                           "weight-without-score", severity="warning", value=True))
-            continue
-        score_weights.append((weight, weight_at, config))
-        total_score += weight * MAX_NODE_SCORE
-    # NewFramework fails the build when Σ weight × MaxNodeScore exceeds MaxTotalScore. The
-    # problem is the sum; it is reported once, at the largest weight (one the checked file
-    # writes, if any), which is the one to lower.
-    if total_score > MAX_TOTAL_SCORE:
-        root = str(profile.files[0])
-        written_here = [w for w in score_weights if w[1] is not None and str(w[1][0].path) == root]
-        weight, weight_at, config = max(written_here or score_weights, key=lambda w: w[0])
-        message = "total score of Score plugins could overflow"
-        if weight_at is not None:
-            pf, written = weight_at
-            problems.append(pf.problem(("plugins", written, "weight"), message, "weight-overflow",
-                                       value=True))
+        key = finding.key
+        located = None
+        for end in range(len(key), 0, -1):
+            source = config.sources.get(key[:end])
+            pf = files.get(source.origin.file or "") if source is not None else None
+            if source is None or pf is None:
+                continue
+            path = (*source.path, *key[end:])
+            if is_flagged(str(pf.path), path) or (key[:end] == ("args",) and
+                                                  is_flagged(str(pf.path), source.path, inside=True)):
+                break
+            located = _at(pf, path, finding)
+            break
         else:
-            origin = profile.rules[0].origin if config is None else config.origin
-            key_path = ("rules",) if config is None else ("plugins", config.name)
-            problems.append(origin.problem(message, format_path(key_path), "weight-overflow"))
-    if profile.rules:
-        from ruleset.rules import rule_problems
-
-        problems.extend(rule_problems(profile))
+            located = config.origin.problem(finding.message, format_path(("plugins", config.name, *key)),
+                                            finding.code, finding.severity)
+            if is_flagged(located.file, ("plugins", config.name, *key)):
+                located = None
+        if located is not None:
+            problems.append(located)
     return problems
 
 
-def load_profile(path: str | Path, registry: PluginRegistry | None = None) -> Profile:
-    """Load a profile (a path or a bundled name); raise RulesetError with every error found."""
-    resolved = resolve_profile_argument(str(path)) if not isinstance(path, Path) else path
-    profile, problems = check_profile(resolved, registry)
-    errors = [p for p in problems if p.severity == "error"]
-    if errors or profile is None:
-        raise RulesetError(errors or [Problem("cannot load profile", file=str(resolved))])
-    return profile
+def _at(pf: ProfileFile, path: KeyPath, finding: Finding) -> Problem:
+    """``finding`` at ``path`` of ``pf``: the key, or its value, or a character inside the value."""
+    origin = pf.origin(path, value=finding.at_value)
+    line, column = origin.line, origin.column
+    if finding.offset is not None and line is not None and column is not None:
+        value = _value_at(pf.data, path)
+        if isinstance(value, str):
+            column += string_column(pf.text, line, column, value, finding.offset) - 1
+    return Problem(finding.message, file=origin.file, line=line, column=column, path=format_path(path),
+                   code=finding.code, severity=finding.severity)
+
+
+def _value_at(data: Any, path: KeyPath) -> Any:
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _unfilled_point(profile: Profile, finding: Finding, assembler: _Assembler) -> Problem:
+    """A point no plugin fills: at the ``enabled = false`` that removed its default plugin,
+    else at the profile's first line."""
+    if finding.default is not None:
+        tables = plugin_tables(profile, assembler.files, assembler.registry, finding.default)
+        for pf, written, table in tables:
+            if table.get("enabled") is False:
+                return pf.origin(("plugins", written, "enabled"), value=True).problem(
+                    finding.message, f"plugins.{written}.enabled", finding.code, finding.severity)
+    return Origin(profile.files[0], 1, 1).problem(finding.message, None, finding.code, finding.severity)

@@ -1,17 +1,21 @@
-"""The assembled profile: what the scheduler will run, after ``extends`` is resolved."""
+"""The assembled profile: what the scheduler will run, after ``extends`` is resolved.
+
+Data only (kube-scheduler's ``apis/config`` types): which plugins, with which weights,
+points and args, and where each setting was written so that a problem found later can
+point back at it. Which plugins the framework adds by itself, and every rule about a
+profile's plugins, live in :mod:`ruleset.framework.defaults` and
+:mod:`ruleset.framework.validation`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ruleset.errors import Problem
 
-if TYPE_CHECKING:
-    from ruleset.profile.loader import ProfileFile
-
-#: The built-in plugin that runs a profile's ``[[rules]]`` (see :mod:`ruleset.rules`).
-RULES_PLUGIN = "Rules"
+#: A key path: table keys as ``str``, array indices as ``int``.
+KeyPath = tuple[str | int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +32,14 @@ class Origin:
                        severity=severity)
 
 
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a setting in effect was written: its position, and its key path in that file."""
+
+    origin: Origin
+    path: KeyPath
+
+
 @dataclass
 class PluginConfig:
     """One enabled plugin of a profile."""
@@ -38,21 +50,35 @@ class PluginConfig:
     points: tuple[str, ...] | None = None
     #: The ``args`` table as written (merged through ``extends``), before parsing.
     args: dict[str, Any] = field(default_factory=dict)
+    #: The plugin's table in the last file of the extends chain that mentions it.
     origin: Origin = field(default_factory=Origin)
-    #: File (and position) the args came from, which may differ from ``origin`` after extends.
-    args_origin: Origin = field(default_factory=Origin)
     #: The name the profile first wrote, when it was a deprecated alias (e.g. ServiceSpreading).
     written_name: str | None = None
+    #: Where each setting in effect was written, by key path inside the plugin's table:
+    #: ``("weight",)``, ``("points",)``, ``("args",)``. Args that come from elsewhere in the
+    #: profile add deeper paths (the Rules plugin's ``("args", "rules", 0)`` is a ``[[rules]]``
+    #: table). Empty for a plugin built in code.
+    sources: dict[KeyPath, Source] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
         """The name results are reported under: as the profile wrote it."""
         return self.written_name or self.name
 
+    @property
+    def args_origin(self) -> Origin:
+        """Where the args were written; the plugin's table when they were not."""
+        source = self.sources.get(("args",))
+        return source.origin if source is not None else self.origin
+
+    def written(self, key: str) -> bool:
+        """Whether the profile wrote ``key`` (``"weight"``, ``"points"``, ``"args"``) for this plugin."""
+        return (key,) in self.sources
+
 
 @dataclass
 class RuleConfig:
-    """A declarative ``[[rules]]`` entry (compiled into the built-in Rules plugin)."""
+    """A declarative ``[[rules]]`` entry: shorthand for one of the Rules plugin's ``rules`` args."""
 
     name: str
     pods: str = ""
@@ -60,9 +86,18 @@ class RuleConfig:
     prefer: str | None = None
     weight: int = 1
     origin: Origin = field(default_factory=Origin)
-    #: The parsed file the rule was loaded from and its index in that file's ``rules`` (None when
-    #: built in code), so that a problem can point into the expression.
-    source: tuple[ProfileFile, int] | None = field(default=None, repr=False, compare=False)
+    #: The rule's key path in the file it was written in (``("rules", 2)``); empty when built in code.
+    path: KeyPath = ()
+
+    def as_args(self) -> dict[str, Any]:
+        """The rule as an entry of the Rules plugin's ``rules`` arg."""
+        entry: dict[str, Any] = {"name": self.name, "pods": self.pods}
+        if self.require is not None:
+            entry["require"] = self.require
+        if self.prefer is not None:
+            entry["prefer"] = self.prefer
+        entry["weight"] = self.weight
+        return entry
 
 
 @dataclass
@@ -85,9 +120,3 @@ class Profile:
             if config.name == name:
                 return config
         return None
-
-    @property
-    def adds_rules_plugin(self) -> bool:
-        """Whether the framework adds the Rules plugin by itself: the profile has rules and
-        neither lists ``[plugins.Rules]`` nor disables it."""
-        return bool(self.rules) and RULES_PLUGIN not in self.disabled and self.plugin(RULES_PLUGIN) is None

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ruleset.framework.runtime import POINT_HOOKS
+from ruleset.framework.defaults import RULES_PLUGIN
+from ruleset.framework.points import POINT_KEYS
 from ruleset.pluginmanager import PluginRegistry
 
 SCHEMA_ID = "https://ruleset.dev/schemas/profile.json"
@@ -27,7 +28,7 @@ def plugin_table_schema(args_schema: dict[str, Any] | None, description: str = "
             "weight": {"type": "integer", "minimum": 1, "maximum": MAX_WEIGHT, "default": 1,
                        "description": "Score weight: the node total is the sum of weight × normalized "
                                       "score."},
-            "points": {"type": "array", "uniqueItems": True, "items": {"enum": list(POINT_HOOKS)},
+            "points": {"type": "array", "uniqueItems": True, "items": {"enum": list(POINT_KEYS)},
                        "description": "Limit the plugin to these extension points (default: all it "
                                       "implements)."},
             "args": args_schema if args_schema is not None else {"type": "object"},
@@ -36,25 +37,6 @@ def plugin_table_schema(args_schema: dict[str, Any] | None, description: str = "
     if description:
         schema["description"] = description
     return schema
-
-
-RULE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["name"],
-    "anyOf": [{"required": ["require"]}, {"required": ["prefer"]}],
-    "properties": {
-        "name": {"type": "string", "minLength": 1,
-                 "description": "Unique rule name (shown in reasons and scores)."},
-        "description": {"type": "string"},
-        "pods": {"type": "string",
-                 "description": "Selector of the pods the rule applies to (default: every pod)."},
-        "require": {"type": "string", "description": "Filter: nodes must match this selector."},
-        "prefer": {"type": "string",
-                   "description": "Score: 100 where the node matches this selector, else 0."},
-        "weight": {"type": "integer", "minimum": 1, "maximum": MAX_WEIGHT, "default": 1},
-    },
-}
 
 
 def profile_validator(registry: PluginRegistry) -> Any:
@@ -269,6 +251,13 @@ def profile_schema(registry: PluginRegistry) -> dict[str, Any]:
     return schema
 
 
+def _rules_schema(registry: PluginRegistry) -> dict[str, Any]:
+    """``[[rules]]``: each table is an entry of the Rules plugin's ``rules`` arg."""
+    rules = registry.args_schema(RULES_PLUGIN)["properties"]["rules"]
+    return {"type": "array", "items": rules["items"],
+            "description": "Declarative rules, shorthand for the Rules plugin's rules arg."}
+
+
 def _build_profile_schema(registry: PluginRegistry) -> dict[str, Any]:
     plugins = {}
     for name in registry.names():
@@ -298,6 +287,6 @@ def _build_profile_schema(registry: PluginRegistry) -> dict[str, Any]:
                 "properties": plugins,
                 "additionalProperties": plugin_table_schema(None),
             },
-            "rules": {"type": "array", "items": RULE_SCHEMA},
+            "rules": _rules_schema(registry),
         },
     }

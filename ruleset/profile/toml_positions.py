@@ -31,7 +31,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import pairwise
 
-__all__ = ["KeyPath", "Position", "index_positions", "locate"]
+__all__ = ["KeyPath", "Position", "index_positions", "locate", "string_column"]
 
 KeyPath = tuple[str | int, ...]
 
@@ -77,6 +77,39 @@ def locate(
                 return found.value_line, found.value_column
             return found.line, found.column
     return None
+
+
+_BASIC_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_LITERAL_STRING = re.compile(r"'([^'\n]*)'")
+
+
+def string_column(text: str, line: int, column: int, value: str, offset: int) -> int:
+    """Where character ``offset`` (1-based) of the string ``value`` is, counted from the value's
+    first character in the TOML ``text`` (1: the opening quote).
+
+    ``line``/``column`` locate the value (its opening quote). For a one-line string the
+    answer is ``1 + offset`` (the quote, then the content), as long as no escape sequence
+    comes before that character; multi-line strings, escapes before it, or anything
+    unexpected give 1: the value's start.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines):
+        return 1
+    raw = lines[line - 1][column - 1:]
+    if raw.startswith(('"""', "'''")):
+        return 1
+    offset = max(0, min(offset - 1, len(value)))
+    match = _BASIC_STRING.match(raw) or _LITERAL_STRING.match(raw)
+    if match is None:
+        return 1
+    content = match.group(1)
+    if raw[0] == '"' and "\\" in content[:offset]:
+        return 1  # an escape before the offending character: raw and decoded offsets differ
+    if content[:offset] != value[:offset]:
+        return 1
+    return 1 + 1 + offset
 
 
 # Token patterns, applied with ``match`` at the current offset. Loops are written unrolled

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, cast
 
 from lark import Token, Transformer, UnexpectedInput, UnexpectedToken, v_args
 
-from ruleset.resources import grammar_file
+from ruleset.bundled import grammar_file
 from ruleset.selector.errors import SelectorError
 from ruleset.selector.model import (
     DOES_NOT_EXIST,

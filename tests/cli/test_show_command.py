@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from ruleset.cli import main
-from ruleset.framework.runtime import POINT_HOOKS, Framework
+from ruleset.framework.points import EXTENSION_POINTS
+from ruleset.framework.runtime import Framework
 from ruleset.pluginmanager import load_registry
 from ruleset.profile.loader import load_profile, tomllib
 
@@ -59,8 +60,8 @@ def test_json_is_what_the_framework_runs(child, capsys):
     assert doc["name"] == "child" and doc["percentageOfNodesToScore"] == 70
     assert doc["files"] == ["child.toml", "base.toml"]
     framework = Framework(load_profile(child), load_registry())
-    assert doc["extensionPoints"] == {point: [s.plugin for s in framework.tables[hooks[0]]]
-                                      for point, hooks in POINT_HOOKS.items()}
+    assert doc["extensionPoints"] == {point.key: [s.plugin for s in framework.tables[point.main_hook]]
+                                      for point in EXTENSION_POINTS}
     assert doc["extensionPoints"]["queueSort"] == ["PrioritySort"]
     assert doc["extensionPoints"]["bind"] == ["DefaultBinder"]
     assert doc["extensionPoints"]["score"] == ["NodeLabel", "NodeResourcesLeastAllocated", "Rules"]

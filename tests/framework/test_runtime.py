@@ -7,8 +7,9 @@ import pytest
 
 from ruleset import hookspecs
 from ruleset.framework.plugin import PerNodeFilter, PerNodeScore, Plugin
+from ruleset.framework.points import implemented_points
 from ruleset.framework.results import FilterResult
-from ruleset.framework.runtime import FrameworkError, implemented_points
+from ruleset.framework.runtime import FrameworkError
 from ruleset.framework.status import Code, Status
 from ruleset.scheduler import Scheduler
 from tests.factories import build_cluster, decode, framework_for, make_node, make_pod, registry_with
@@ -115,8 +116,8 @@ def test_implemented_points():
 def test_filter_plugins_see_only_nodes_earlier_plugins_passed_and_first_failure_decides():
     Recorder.calls.clear()
     state = build_cluster([make_node("n1"), make_node("n2"), make_node("n3")])
-    fw = framework_for(["Recorder", "Recorder2"], REGISTRY)
-    result = Scheduler(fw, state.snapshot).schedule(decode(make_pod()))
+    fw = framework_for(["Recorder", "Recorder2"], REGISTRY, snapshot=state.snapshot)
+    result = Scheduler(fw).schedule(decode(make_pod()))
     assert Recorder.calls == [("Recorder", ["n1", "n2", "n3"]), ("Recorder2", ["n2", "n3"])]
     statuses = result.statuses
     assert statuses.status(0) == Status(Code.UNSCHEDULABLE, ("first",), "Recorder")
@@ -126,8 +127,8 @@ def test_filter_plugins_see_only_nodes_earlier_plugins_passed_and_first_failure_
 
 def test_per_node_convenience_plugins():
     state = build_cluster([make_node("n1"), make_node("n2"), make_node("node4")])
-    fw = framework_for(["RejectOdd", "NameLength"], REGISTRY)
-    result = Scheduler(fw, state.snapshot).schedule(decode(make_pod()), always_score=True)
+    fw = framework_for(["RejectOdd", "NameLength"], REGISTRY, snapshot=state.snapshot)
+    result = Scheduler(fw).schedule(decode(make_pod()), always_score=True)
     assert [state.snapshot.node_names[i] for i in result.feasible] == ["n2", "node4"]
     assert result.scores.raw[0].tolist() == [20, 50]
     assert result.node == "node4"
@@ -136,8 +137,8 @@ def test_per_node_convenience_plugins():
 
 def test_failing_plugin_is_reported_by_name_and_does_not_raise():
     state = build_cluster([make_node("n1"), make_node("n2")])
-    fw = framework_for(["Exploding"], REGISTRY)
-    result = Scheduler(fw, state.snapshot).schedule(decode(make_pod()))
+    fw = framework_for(["Exploding"], REGISTRY, snapshot=state.snapshot)
+    result = Scheduler(fw).schedule(decode(make_pod()))
     assert result.node is None
     assert result.status.code == Code.ERROR
     assert result.status.plugin == "Exploding"

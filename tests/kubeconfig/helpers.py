@@ -1,6 +1,7 @@
 """Helpers for the KubeSchedulerConfiguration import/export tests."""
 
-from ruleset.framework.runtime import POINT_HOOKS, Framework
+from ruleset.framework.points import POINT_KEYS
+from ruleset.framework.runtime import Framework
 
 
 def effective(profile, registry):
@@ -13,7 +14,7 @@ def effective(profile, registry):
             for n in framework.configs
             if point in framework.points[n]
         ]
-        for point in POINT_HOOKS
+        for point in POINT_KEYS
     }
     args = {}
     for name, config in framework.configs.items():

@@ -6,7 +6,7 @@ same Score weights, and the same args once defaults are filled in (see conftest.
 
 import pytest
 
-from ruleset import resources
+from ruleset import bundled
 from ruleset.kubeconfig.exporter import export_profiles
 from ruleset.kubeconfig.importer import import_config, render
 from ruleset.kubeconfig.model import LOSSY, RefusedError
@@ -57,7 +57,7 @@ def assert_same(original, reimported, dropped=()):
 
 
 @pytest.mark.parametrize("version", ["v1beta1", "v1"])
-@pytest.mark.parametrize("name", resources.bundled_profile_names())
+@pytest.mark.parametrize("name", bundled.bundled_profile_names())
 def test_every_bundled_profile_round_trips(name, version, tmp_path):
     profile = load_profile(name)
     expected = REFUSED[(name, version)]

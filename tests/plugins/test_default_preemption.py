@@ -183,10 +183,11 @@ class Preemption:
     def __init__(
         self, plugins: Sequence[Any], objects: Iterable[dict], args: Mapping[str, Any] | None = None
     ):
-        self.framework = framework_for([*plugins, ("DefaultPreemption", dict(args or {}))], REGISTRY)
         self.state = build_cluster(objects)
         self.snapshot = self.state.snapshot
-        self.scheduler = Scheduler(self.framework, self.snapshot)
+        self.framework = framework_for([*plugins, ("DefaultPreemption", dict(args or {}))], REGISTRY,
+                                       snapshot=self.snapshot)
+        self.scheduler = Scheduler(self.framework)
         self.plugin: DefaultPreemption = self.framework.plugins["DefaultPreemption"]  # type: ignore[assignment]
 
     def pod(self, raw: dict | Pod) -> Pod:

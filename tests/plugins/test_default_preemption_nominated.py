@@ -28,8 +28,7 @@ CPU_1 = {"cpu": "1", "memory": "1536Mi"}
 
 def nominate(h: Preemption, raw: dict, node_name: str):
     p = h.pod(raw)
-    p.nominated_node_name = node_name
-    h.framework.handle.nominated.setdefault(node_name, []).append(p)
+    h.framework.handle.nominator.add(p, node_name)
     return p
 
 

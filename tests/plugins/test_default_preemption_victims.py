@@ -455,11 +455,12 @@ class BrokenRemove(Plugin):
 
 def test_dry_run_skips_a_node_where_pre_filter_remove_pod_fails():
     """A RemovePod extension error makes the node no candidate (upstream returns fits=false)."""
-    framework = framework_for([FIT, "BrokenRemove", "DefaultPreemption"], registry_with(BrokenRemove))
     state = build_cluster(
         [node("node1"), node("node2"), pod("p1", "node1", MID, LARGE), pod("p2", "node2", MID, LARGE)]
     )
-    result = Scheduler(framework, state.snapshot).schedule(
+    framework = framework_for([FIT, "BrokenRemove", "DefaultPreemption"], registry_with(BrokenRemove),
+                              snapshot=state.snapshot)
+    result = Scheduler(framework).schedule(
         decode(pod("p", priority=HIGH, requests=VERY_LARGE))
     )
     assert summary(result.post_filter.details.candidates) == [("node2", ["p2"], 0)]

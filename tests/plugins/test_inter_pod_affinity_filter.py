@@ -682,7 +682,7 @@ def test_nominated_pod_is_added_through_the_add_pod_extension() -> None:
     nodes = [make_node("n1", {"zone": "a"}), make_node("n2", {"zone": "b"})]
     harness = Harness(["InterPodAffinity"], nodes, points={"InterPodAffinity": ["filter"]})
     nominated = decode(make_pod("nominated", labels={"app": "x"}, priority=10))
-    harness.framework.handle.nominated["n1"] = [nominated]
+    harness.framework.handle.nominator.add(nominated, "n1")
     pod = incoming(None, None, [term(expr("app", "In", "x"), key="zone")])
     assert harness.filter(pod) == {"n1": ANTI, "n2": SUCCESS}
 

@@ -16,7 +16,8 @@ profile, and the score with no preference labels (upstream divides by zero).
 
 import pytest
 
-from ruleset.framework.runtime import FrameworkError, check_plugin_args
+from ruleset.framework.plugin import check_plugin_args
+from ruleset.framework.runtime import FrameworkError
 from ruleset.plugins.node_label import NodeLabel
 from tests.factories import Harness, make_node, make_pod
 

@@ -30,8 +30,8 @@ scalar resources reported in name order, and an ignored resource that is not ext
 import pytest
 
 from ruleset.framework.cycle_state import CycleState
+from ruleset.framework.plugin import check_plugin_args
 from ruleset.framework.results import NodeStatuses
-from ruleset.framework.runtime import check_plugin_args
 from ruleset.framework.status import Code, Status
 from ruleset.plugins.node_resources_fit import NodeResourcesFit
 from tests.factories import Harness, build_cluster, container, decode, make_node, make_pod

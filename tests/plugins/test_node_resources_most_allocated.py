@@ -15,7 +15,7 @@ resource listed twice keeps its last weight, extended resources, and the non-zer
 
 import pytest
 
-from ruleset.framework.runtime import check_plugin_args
+from ruleset.framework.plugin import check_plugin_args
 from ruleset.plugins.node_resources_most_allocated import NodeResourcesMostAllocated
 from tests.factories import Harness, container, make_node, make_pod
 

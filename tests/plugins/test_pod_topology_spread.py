@@ -353,7 +353,7 @@ def test_pre_filter_state_add_pod(preemptor: dict, added: dict, existing: list, 
     added_pod = decode(added, h.state)
     with h.snapshot.what_if():
         h.snapshot.add_pod(added_pod, node_index)
-        status = h.framework.run_pre_filter_extension("ruleset_pre_filter_add_pod", state, preemptor_pod,
+        status = h.framework.run_pre_filter_add_pod(state, preemptor_pod,
                                                       added_pod, node_index, h.snapshot)
     assert status.is_success
     assert summary(state.read(PRE_FILTER_STATE_KEY)) == expected
@@ -422,7 +422,7 @@ def test_pre_filter_state_remove_pod(preemptor: dict, nodes: list, existing: lis
         else:
             assert deleted_pod is not None
             removed = decode(deleted_pod, h.state)  # never in the snapshot
-        status = h.framework.run_pre_filter_extension("ruleset_pre_filter_remove_pod", state, preemptor_pod,
+        status = h.framework.run_pre_filter_remove_pod(state, preemptor_pod,
                                                       removed, node_index, h.snapshot)
     assert status.is_success
     assert summary(state.read(PRE_FILTER_STATE_KEY)) == expected
@@ -632,7 +632,7 @@ def test_clone_is_independent_of_the_original() -> None:
     state, original = pre_filter(h, preemptor)
     copy = state.clone()
     added = decode(pod("p-a1", "node-a"), h.state)
-    status = h.framework.run_pre_filter_extension("ruleset_pre_filter_add_pod", copy,
+    status = h.framework.run_pre_filter_add_pod(copy,
                                                   decode(preemptor, h.state), added, 0, h.snapshot)
     assert status.is_success
     assert copy.read(PRE_FILTER_STATE_KEY).pair_counts() == {("node", "node-a"): 1, ("node", "node-b"): 1}
@@ -654,7 +654,7 @@ def test_critical_paths_keep_upstreams_approximation_after_updates() -> None:
     assert current.critical_paths()["node"] == (("node-a", 1), ("node-b", 1))
     for index in (0, 1):
         extra = decode(pod(f"extra-{index}", h.snapshot.node_names[index]), h.state)
-        status = h.framework.run_pre_filter_extension("ruleset_pre_filter_add_pod", state, preemptor, extra,
+        status = h.framework.run_pre_filter_add_pod(state, preemptor, extra,
                                                       index, h.snapshot)
         assert status.is_success
     assert current.critical_paths()["node"] == (("node-b", 2), ("node-a", 2))
@@ -672,7 +672,7 @@ def test_add_pod_on_a_node_without_a_pair_is_ignored() -> None:
                         affinity=node_affinity("node", "In", ["node-a"]))
     state, current = pre_filter(h, preemptor_raw)
     added = decode(pod("x1", "node-x"), h.state)
-    status = h.framework.run_pre_filter_extension("ruleset_pre_filter_add_pod", state,
+    status = h.framework.run_pre_filter_add_pod(state,
                                                   decode(preemptor_raw, h.state), added, 1, h.snapshot)
     assert status.is_success
     assert current.pair_counts() == {("zone", "zone1"): 0}
@@ -680,7 +680,7 @@ def test_add_pod_on_a_node_without_a_pair_is_ignored() -> None:
 
 def test_add_pod_without_pre_filter_state_is_an_error() -> None:
     h = Harness(["PodTopologySpread"], AB)
-    status = h.framework.run_pre_filter_extension("ruleset_pre_filter_add_pod", CycleState(),
+    status = h.framework.run_pre_filter_add_pod(CycleState(),
                                                   decode(pod("p"), h.state), decode(pod("q"), h.state), 0,
                                                   h.snapshot)
     assert status.code == Code.ERROR

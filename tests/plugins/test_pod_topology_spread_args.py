@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from ruleset.framework.runtime import FrameworkError, check_plugin_args
+from ruleset.framework.plugin import check_plugin_args
+from ruleset.framework.runtime import FrameworkError
 from ruleset.plugins.pod_topology_spread import (
     SYSTEM_DEFAULT_CONSTRAINTS,
     DefaultConstraint,

@@ -11,7 +11,7 @@ import pytest
 
 from ruleset.api.pod import Pod
 from ruleset.plugins.priority_sort import PrioritySort
-from ruleset.queue import QueuedPodInfo, SchedulingQueue
+from ruleset.scheduler.queue import QueuedPodInfo, SchedulingQueue
 from tests.factories import decode, make_framework, make_pod
 
 LOW_PRIORITY, HIGH_PRIORITY = 10, 100

@@ -21,7 +21,8 @@ listed twice.
 import numpy as np
 import pytest
 
-from ruleset.framework.runtime import FrameworkError, check_plugin_args
+from ruleset.framework.plugin import check_plugin_args
+from ruleset.framework.runtime import FrameworkError
 from ruleset.plugins.requested_to_capacity_ratio import RequestedToCapacityRatio, broken_linear
 from tests.factories import Harness, container, make_node, make_pod
 

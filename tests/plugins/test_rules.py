@@ -6,9 +6,8 @@ import pytest
 from ruleset.framework.plugin import Handle
 from ruleset.framework.runtime import Framework, FrameworkError
 from ruleset.pluginmanager import load_registry
-from ruleset.plugins.rules import Rules
+from ruleset.plugins.rules import Rules, RulesArgs, compile_rule
 from ruleset.profile.model import PluginConfig, Profile, RuleConfig
-from ruleset.rules import compile_rules
 from ruleset.scheduler import Scheduler
 from tests.factories import Harness, decode, make_node, make_pod
 
@@ -33,8 +32,8 @@ def harness(rules: list[RuleConfig], nodes=NODES, plugins: list[PluginConfig] | 
     """A Harness whose profile holds ``rules`` (the framework appends the Rules plugin itself)."""
     h = Harness([], nodes)
     profile = Profile(name="test", plugins=list(plugins or []), rules=rules, percentage_of_nodes_to_score=100)
-    h.framework = Framework(profile, load_registry(), Handle())
-    h.scheduler = Scheduler(h.framework, h.snapshot)
+    h.framework = Framework(profile, load_registry(), Handle(h.snapshot))
+    h.scheduler = Scheduler(h.framework)
     return h
 
 
@@ -139,10 +138,12 @@ def test_points_limit_the_rules_plugin():
     assert h.score(DB, "Rules")["hdd-a"] == 100
 
 
-def test_the_plugin_can_be_built_with_compiled_rules_as_args():
-    rules = compile_rules([RuleConfig("ssd", require="disktype=ssd", prefer="zone=a", weight=2)])
-    plugin = Rules(rules)
-    assert plugin.args == rules and plugin.rules == rules
+def test_the_plugin_can_be_built_with_its_args():
+    # Issue 9: rules are the plugin's ordinary args (before, compiled rules were passed as args).
+    args = Rules.parse_args({"rules": [{"name": "ssd", "require": "disktype=ssd", "prefer": "zone=a",
+                                        "weight": 2}]})
+    plugin = Rules(args)
+    assert plugin.rules == (compile_rule(RuleConfig("ssd", require="disktype=ssd", prefer="zone=a", weight=2)),)
     h = Harness([], NODES)
     nodes = h.snapshot.all_nodes()
     result = plugin.ruleset_filter(_pod(h), nodes)
@@ -171,10 +172,12 @@ def test_a_bad_rule_fails_the_framework_build():
     with pytest.raises(FrameworkError) as info:
         Framework(profile, load_registry(), Handle())
     [problem] = info.value.problems
-    assert problem.code == "plugin-init-failed"
-    assert "rules[0].require: rule 'bad': invalid selector: unable to parse requirement" in problem.message
+    # Issue 9: a rule is an arg, validated before any plugin is built (it was the constructor's error).
+    assert problem.code == "invalid-selector"
+    assert "rules[0].require: rule 'bad': invalid selector: unable to parse requirement" in str(problem)
 
 
-def test_rules_takes_no_args():
-    assert Rules.parse_args({}) is None
-    assert Rules.args_to_dict(None) == {}
+def test_without_rules_the_args_are_empty():
+    # Issue 9: the rules are the plugin's one arg; none written shows as no args.
+    assert Rules.parse_args({}) == RulesArgs()
+    assert Rules.args_to_dict(RulesArgs()) == {}

@@ -403,7 +403,7 @@ def test_service_spreading_alias_scores_like_selector_spread(tmp_path) -> None:
             assert warnings == []
         assert [c.name for c in profile.plugins] == ["SelectorSpread"]
         state = build_cluster(cluster)
-        scheduler = Scheduler(Framework(profile, load_registry(), Handle()), state.snapshot)
+        scheduler = Scheduler(Framework(profile, load_registry(), Handle(state.snapshot)))
         result = scheduler.schedule(decode(make_pod("pod", labels=SEED_LABELS1), state), always_score=True)
         assert result.scores is not None
         names = state.snapshot.node_names

@@ -4,7 +4,7 @@ import textwrap
 
 from ruleset.cli import main
 from ruleset.profile.loader import check_profile
-from ruleset.rules import selector_error_column
+from ruleset.profile.toml_positions import string_column as selector_error_column
 
 UNCLOSED = "unable to parse requirement: found '', expected: ',' or ')'"
 

@@ -75,14 +75,16 @@ class ScheduleResult:
 
 
 class Scheduler:
-    """Runs scheduling cycles of one profile over one snapshot."""
+    """Runs scheduling cycles of one profile over the snapshot its framework's handle holds."""
 
-    def __init__(self, framework: Framework, snapshot: Snapshot, seed: int = 0):
+    def __init__(self, framework: Framework, *, seed: int = 0):
+        snapshot = framework.handle.snapshot
+        if snapshot is None:
+            raise ValueError("the framework's handle has no snapshot: build it with Handle(snapshot)")
         self.framework = framework
-        self.snapshot = snapshot
+        self.snapshot: Snapshot = snapshot
         self.rng = random.Random(seed)
         self.next_start_node_index = 0
-        framework.handle.snapshot = snapshot
         self.percentage = framework.profile.percentage_of_nodes_to_score
 
     # ------------------------------------------------------------- filtering
@@ -195,16 +197,16 @@ class Scheduler:
         statuses = NodeStatuses(n)
         result = ScheduleResult(pod=pod, statuses=statuses, state=state)
         if n == 0:
-            return _failed(result, Status(Code.ERROR, (NO_NODES_AVAILABLE,)))
+            return _aborted(result, Status(Code.ERROR, (NO_NODES_AVAILABLE,)))
         status = self.framework.run_pre_filter(state, pod, snapshot)
         if status.code == Code.ERROR:
-            return _failed(result, status)
+            return _aborted(result, status)
         if not status.is_success:
             statuses.set_all(np.arange(n), status)
             return self._no_fit(result)
         feasible, status = self.find_nodes_that_fit(state, pod, statuses, evaluate_all=always_score)
         if not status.is_success:
-            return _failed(result, status)
+            return _aborted(result, status)
         result.feasible = feasible
         if len(feasible) == 0:
             return self._no_fit(result)
@@ -214,11 +216,11 @@ class Scheduler:
         nodes = NodeSet(snapshot, feasible)
         status = self.framework.run_pre_score(state, pod, nodes)
         if not status.is_success:
-            return _failed(result, status)
+            return _aborted(result, status)
         if self.framework.has("ruleset_score"):
             table, status = self.framework.run_score(state, pod, nodes)
             if not status.is_success:
-                return _failed(result, status)
+                return _aborted(result, status)
             result.scores = table
             total = table.total
         else:
@@ -257,7 +259,7 @@ class Scheduler:
         return SUCCESS
 
 
-def _failed(result: ScheduleResult, status: Status) -> ScheduleResult:
+def _aborted(result: ScheduleResult, status: Status) -> ScheduleResult:
     """``result`` ended by an Error ``status``: the cycle was aborted."""
     result.status = status
     result.message = status.message()

@@ -4,23 +4,11 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from ruleset.api.pod import Pod
+from ruleset.framework.types import QueuedPodInfo
 
-
-@dataclass(eq=False)
-class QueuedPodInfo:
-    """A pod waiting in the queue (``framework.QueuedPodInfo``)."""
-
-    pod: Pod
-    #: When the pod entered the queue. Pods of a snapshot "enter" at their creation time;
-    #: pods without one enter at time 0, in input order (``sequence`` breaks every tie).
-    timestamp: float
-    sequence: int
-    attempts: int = 0
-    #: The last reason this pod could not be scheduled, for the final report.
-    last_failure: str = field(default="", repr=False)
+__all__ = ["QueuedPodInfo", "SchedulingQueue"]
 
 
 class _Entry:

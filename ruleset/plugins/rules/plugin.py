@@ -1,10 +1,9 @@
-"""Rules (Filter, Score): the profile's declarative ``[[rules]]``.
+"""Rules (Filter, Score): a profile's declarative rules.
 
-The plugin takes no args in TOML: its args are the profile's rules, compiled
-(:func:`ruleset.rules.compile_rules`). The framework adds it by itself when the profile
-has rules and does not list ``Rules`` (list ``[plugins.Rules]`` to place it, weight it or
-limit its points); it then reads ``handle.framework.profile.rules`` when it is built.
-Code may also build it directly with compiled rules as its args.
+Its one arg, ``rules``, is what a profile writes as ``[[rules]]`` tables (see README,
+"Rules"); the plugin validates and compiles them like any other plugin's args. A profile
+with rules that does not list ``[plugins.Rules]`` runs it after its own plugins (list it
+to place it, weight it or limit its points).
 
 Filter: for each rule, in rule order, whose ``pods`` selector matches the pod and which
 has ``require``, nodes that do not match ``require`` are UnschedulableAndUnresolvable with
@@ -18,56 +17,40 @@ the node meets, in [0, 100]; 0 everywhere when no preference applies.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from ruleset import Code, FilterResult, Handle, NodeSet, Plugin, hookimpl
 from ruleset.api.pod import Pod
-from ruleset.framework.plugin import Handle, Plugin
-from ruleset.framework.results import FilterResult
-from ruleset.framework.status import Code
-from ruleset.hookspecs import hookimpl
-from ruleset.rules import (
-    RULES_PLUGIN,
+from ruleset.plugins.rules.args import RulesArgs, validate_rules
+from ruleset.plugins.rules.compiled import (
     CompiledRule,
     applicable,
-    compile_rules,
+    breakdown_json,
+    compile_rule,
     normalize,
     preference_scores,
     raw_score,
 )
-from ruleset.snapshot import NodeSet
 
 
 class Rules(Plugin):
-    """The profile's declarative [[rules]]: require (Filter) and prefer (Score) label selectors."""
+    """The profile's declarative rules: ``require`` label selectors filter nodes, ``prefer``
+    selectors score them (100 × weight where matched, normalized by the rules' total weight)."""
 
-    name = RULES_PLUGIN
+    name = "Rules"
+    Args = RulesArgs
 
-    def __init__(self, args: tuple[CompiledRule, ...] | None = None, handle: Handle | None = None):
+    def __init__(self, args: RulesArgs | None = None, handle: Handle | None = None):
         super().__init__(args, handle)
-        # The framework sets handle.framework before building plugins: compile now, so a bad
-        # rule fails the framework build (as "initializing plugin 'Rules'") rather than a pod.
-        if self.args is None and self.handle.framework is not None:
-            self.args = compile_rules(self.handle.framework.profile.rules)
+        self.rules: tuple[CompiledRule, ...] = tuple(compile_rule(rule) for rule in self.args.rules or ())
         self._last: tuple[Pod | None, list[CompiledRule]] = (None, [])
 
     @classmethod
-    def parse_args(cls, raw: Any) -> None:
-        """No args in TOML (the schema accepts none): None means "the profile's rules"."""
-        return None
-
-    @classmethod
-    def args_to_dict(cls, args: Any) -> dict[str, Any]:
-        return {}
-
-    @property
-    def rules(self) -> tuple[CompiledRule, ...]:
-        """The compiled rules (from the profile, on first use if the handle came later)."""
-        if self.args is None:
-            framework = self.handle.framework
-            self.args = compile_rules(framework.profile.rules) if framework is not None else ()
-        return self.args
+    def validate_args(cls, args: RulesArgs) -> list[Any]:
+        return validate_rules(args)
 
     def _applicable(self, pod: Pod) -> list[CompiledRule]:
         # Filter runs once per cycle and again per node in preemption dry runs: remember the
@@ -102,3 +85,9 @@ class Rules(Plugin):
     @hookimpl
     def ruleset_normalize_score(self, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return normalize(scores, self._applicable(pod))
+
+    def score_details(self, pod: Pod, nodes: NodeSet) -> Sequence[Mapping[str, Any]]:
+        """Per node: ``{"rules": {name: {matched, score, weight, weighted}}}`` for each preference
+        rule that applies to the pod (``score`` is before the rule's weight)."""
+        scores = preference_scores(self._applicable(pod), nodes)
+        return [{"rules": breakdown_json(scores, position)} for position in range(len(nodes))]

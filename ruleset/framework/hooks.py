@@ -1,0 +1,47 @@
+"""Which extension-point hooks a plugin class implements, checked against the specs once per class.
+
+Hook conformance is a property of a class, not of a profile: pluggy checks every
+``@hookimpl`` method of the class against :class:`~ruleset.hookspecs.ExtensionPointSpecs`
+(an unknown hook, or an argument the spec does not have, is an error naming plugin and
+hook) the first time the class is asked about, and the answer is kept. Frameworks then
+call the methods of their instances directly, through tables built from this answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import pluggy
+
+from ruleset import hookspecs
+from ruleset.framework.points import HOOKS
+
+
+@dataclass(frozen=True, slots=True)
+class ClassHooks:
+    """A plugin class's hook implementations: hook name -> the argument names it takes."""
+
+    argnames: dict[str, tuple[str, ...]]
+    #: Why the class does not conform to the specs (pluggy's message), or None.
+    problem: str | None = None
+
+
+@cache
+def class_hooks(cls: type) -> ClassHooks:
+    """Check ``cls``'s hook methods against the specs with a throwaway pluggy manager."""
+    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    manager.add_hookspecs(hookspecs.ExtensionPointSpecs)
+    name = getattr(cls, "name", cls.__qualname__)
+    try:
+        # An instance that skipped __init__: pluggy only reads the methods, and a constructor
+        # needs args and a handle that conformance has nothing to do with.
+        manager.register(cls.__new__(cls), name=name)
+        manager.check_pending()
+    except pluggy.PluginValidationError as exc:
+        return ClassHooks({}, str(exc))
+    except Exception as exc:  # a class pluggy cannot even inspect
+        return ClassHooks({}, f"cannot read its hooks: {type(exc).__name__}: {exc}")
+    argnames = {hook: tuple(impl.argnames) for hook in HOOKS
+                for impl in getattr(manager.hook, hook).get_hookimpls()}
+    return ClassHooks(argnames)

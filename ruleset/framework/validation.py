@@ -1,0 +1,161 @@
+"""Every rule about a profile's plugins, in one place (kube-scheduler: ``apis/config/validation``
+plus the checks of ``NewFramework``).
+
+:func:`check_plugins` works on plugin *classes*: it needs no snapshot and builds nothing,
+so the profile loader, ``ruleset validate`` and :class:`~ruleset.framework.runtime.Framework`
+all call it, and each rule below is written once:
+
+* every plugin exists, and is configured once;
+* its args parse and pass its own validation (:meth:`~ruleset.Plugin.validate_args`);
+* its hook methods match the specs (:func:`~ruleset.framework.hooks.class_hooks`);
+* the points it is limited to exist and are points it implements; a weight on a plugin
+  that does not score has no effect (a warning);
+* exactly one QueueSort plugin and at least one Bind plugin run;
+* the Score weights cannot overflow the int64 total.
+
+A problem is a :class:`Finding`: what is wrong, and which plugin and which key of its
+table it is about. Callers locate findings their own way: the loader at the line and
+column the key was written, the framework at the plugin's origin.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ruleset.framework.defaults import DEFAULT_BINDER, DEFAULT_QUEUE_SORT, plugin_configs
+from ruleset.framework.hooks import class_hooks
+from ruleset.framework.points import (
+    MAX_NODE_SCORE,
+    MAX_TOTAL_SCORE,
+    POINTS,
+    effective_points,
+    implemented_points,
+)
+from ruleset.profile.model import KeyPath, PluginConfig, Profile
+
+if TYPE_CHECKING:
+    from ruleset.framework.plugin import Plugin
+    from ruleset.pluginmanager import PluginRegistry
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem with a profile's plugins, before it is located in a file."""
+
+    code: str
+    message: str
+    #: The plugin the problem is about; None when it is about the profile as a whole.
+    config: PluginConfig | None = None
+    #: The key inside the plugin's table: ``("args", "shape", 1)``, ``("points", 0)``,
+    #: ``("weight",)``; empty for the table itself.
+    key: KeyPath = ()
+    severity: str = "error"
+    #: Report at the key's value rather than at the key.
+    at_value: bool = False
+    #: 1-based character inside a string value where the problem is (implies ``at_value``).
+    offset: int | None = None
+    #: For a point no plugin fills: the default plugin the profile disabled.
+    default: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedPlugin:
+    """A plugin the framework will run: its config, class, parsed args and effective points."""
+
+    config: PluginConfig
+    cls: type[Plugin]
+    args: Any
+    points: tuple[str, ...]
+
+
+@dataclass
+class PluginCheck:
+    """The outcome of :func:`check_plugins`."""
+
+    #: The plugins that would run, in order (those without errors of their own).
+    plugins: list[PlannedPlugin] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+
+def check_plugins(profile: Profile, registry: PluginRegistry) -> PluginCheck:
+    """Check every plugin the profile's framework would run (see the module docstring)."""
+    check = PluginCheck()
+    findings = check.findings
+    seen: set[str] = set()
+    running: list[PlannedPlugin] = []
+    for config in plugin_configs(profile, registry):
+        cls = registry.get(config.name)
+        if cls is None:
+            findings.append(Finding("unknown-plugin", f"plugin {config.name!r} does not exist", config))
+            continue
+        if cls.name in seen:
+            findings.append(Finding("duplicate-plugin", f"repeated config for plugin {config.name}", config))
+            continue
+        seen.add(cls.name)
+        errors_before = len(check.errors)
+        args = _check_args(cls, config, findings)
+        hooks = class_hooks(cls)
+        if hooks.problem is not None:
+            findings.append(Finding("invalid-hook", f"plugin {config.name!r}: {hooks.problem}", config))
+        points = _check_points(cls, config, findings)
+        if len(check.errors) == errors_before:
+            running.append(PlannedPlugin(config, cls, args, points))
+    check.plugins = running
+    findings.extend(_profile_findings(running))
+    return check
+
+
+def _check_args(cls: type[Plugin], config: PluginConfig, findings: list[Finding]) -> Any:
+    args, errors = cls.check_args(config.args)
+    for error in errors:
+        findings.append(Finding(error.code, error.message, config, ("args", *error.path),
+                                at_value=error.at_value or error.offset is not None, offset=error.offset))
+    return args
+
+
+def _check_points(cls: type[Plugin], config: PluginConfig, findings: list[Finding]) -> tuple[str, ...]:
+    available = implemented_points(cls)
+    for i, point in enumerate(config.points or ()):
+        if point not in POINTS:
+            findings.append(Finding("unknown-extension-point",
+                                    f"unknown extension point {point!r} (known: {', '.join(POINTS)})",
+                                    config, ("points", i), at_value=True))
+        elif point not in available:
+            findings.append(Finding("point-not-implemented",
+                                    f"plugin {config.name!r} does not extend {POINTS[point].title} plugin",
+                                    config, ("points", i), at_value=True))
+    points = tuple(effective_points(cls, config.points))
+    if "score" not in points and config.written("weight"):
+        why = (f"plugin {config.name!r} does not extend Score plugin" if "score" not in available else
+               f"plugin {config.name!r} is limited to points {json.dumps(list(config.points or ()))}, "
+               f"which do not include score")
+        findings.append(Finding("weight-without-score", f"weight has no effect: {why}", config, ("weight",),
+                                severity="warning", at_value=True))
+    return points
+
+
+def _profile_findings(running: list[PlannedPlugin]) -> list[Finding]:
+    """The rules about the plugins that run together: QueueSort, Bind, the Score total."""
+    out = []
+    queue_sorts = [p for p in running if "queueSort" in p.points]
+    if not queue_sorts:
+        out.append(Finding("no-queue-sort", "no queue sort plugin is enabled", default=DEFAULT_QUEUE_SORT))
+    elif len(queue_sorts) > 1:
+        out.append(Finding("multiple-queue-sort", "only one queue sort plugin can be enabled",
+                           queue_sorts[1].config))
+    if not any("bind" in p.points for p in running):
+        out.append(Finding("no-bind-plugin", "at least one bind plugin is needed", default=DEFAULT_BINDER))
+    scoring = [p.config for p in running if "score" in p.points]
+    # NewFramework fails the build when Σ weight × MaxNodeScore exceeds MaxTotalScore. The
+    # problem is the sum; it is reported once, at the largest weight, the one to lower.
+    if sum(c.weight for c in scoring) * MAX_NODE_SCORE > MAX_TOTAL_SCORE:
+        heaviest = max(scoring, key=lambda c: c.weight)
+        out.append(Finding("weight-overflow", "total score of Score plugins could overflow", heaviest,
+                           ("weight",), at_value=True))
+    return out
