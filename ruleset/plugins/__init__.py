@@ -1,46 +1,76 @@
-"""The built-in (in-tree) plugins, one module per plugin, registered through the discovery hook."""
+"""The built-in (in-tree) plugins, registered through the discovery hook.
+
+Laid out as upstream's ``pkg/scheduler/framework/plugins``: a family with several files is
+a package (:mod:`.noderesources`, :mod:`.podtopologyspread`, :mod:`.interpodaffinity`,
+:mod:`.rules`), a plugin of one file a module, and :mod:`.helper` holds what plugins share.
+They import the framework only from the top-level :mod:`ruleset` package, as a third-party
+plugin would.
+
+Registration is strict: every class is imported here by name, so a missing or renamed
+module is an ImportError when the plugins load, never a plugin silently left out.
+"""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
-from ruleset.hookspecs import hookimpl
+from ruleset import Plugin, hookimpl
+from ruleset.plugins.default_binder import DefaultBinder
+from ruleset.plugins.default_preemption import DefaultPreemption
+from ruleset.plugins.equal_priority import EqualPriority
+from ruleset.plugins.image_locality import ImageLocality
+from ruleset.plugins.interpodaffinity import InterPodAffinity
+from ruleset.plugins.node_affinity import NodeAffinity
+from ruleset.plugins.node_label import NodeLabel
+from ruleset.plugins.node_name import NodeName
+from ruleset.plugins.node_ports import NodePorts
+from ruleset.plugins.node_prefer_avoid_pods import NodePreferAvoidPods
+from ruleset.plugins.node_unschedulable import NodeUnschedulable
+from ruleset.plugins.noderesources import (
+    NodeResourceLimits,
+    NodeResourcesBalancedAllocation,
+    NodeResourcesFit,
+    NodeResourcesLeastAllocated,
+    NodeResourcesMostAllocated,
+    RequestedToCapacityRatio,
+)
+from ruleset.plugins.podtopologyspread import PodTopologySpread
+from ruleset.plugins.priority_sort import PrioritySort
+from ruleset.plugins.rules import Rules
+from ruleset.plugins.selector_spread import SelectorSpread
+from ruleset.plugins.taint_toleration import TaintToleration
 
-#: module name -> class name, in the order ``ruleset plugins`` lists them.
-BUILTIN_PLUGINS: dict[str, str] = {
-    "priority_sort": "PrioritySort",
-    "node_unschedulable": "NodeUnschedulable",
-    "node_name": "NodeName",
-    "node_label": "NodeLabel",
-    "node_resources_fit": "NodeResourcesFit",
-    "node_resources_balanced_allocation": "NodeResourcesBalancedAllocation",
-    "node_resources_least_allocated": "NodeResourcesLeastAllocated",
-    "node_resources_most_allocated": "NodeResourcesMostAllocated",
-    "requested_to_capacity_ratio": "RequestedToCapacityRatio",
-    "resource_limits": "NodeResourceLimits",
-    "taint_toleration": "TaintToleration",
-    "node_affinity": "NodeAffinity",
-    "selector_spread": "SelectorSpread",
-    "pod_topology_spread": "PodTopologySpread",
-    "node_ports": "NodePorts",
-    "image_locality": "ImageLocality",
-    "node_prefer_avoid_pods": "NodePreferAvoidPods",
-    "inter_pod_affinity": "InterPodAffinity",
-    "equal_priority": "EqualPriority",
-    "default_preemption": "DefaultPreemption",
-    "rules": "Rules",
-    "default_binder": "DefaultBinder",
-}
+#: The built-in plugin classes, in the order ``ruleset plugins`` lists them.
+BUILTIN_PLUGINS: tuple[type[Plugin], ...] = (
+    PrioritySort,
+    NodeUnschedulable,
+    NodeName,
+    NodeLabel,
+    NodeResourcesFit,
+    NodeResourcesBalancedAllocation,
+    NodeResourcesLeastAllocated,
+    NodeResourcesMostAllocated,
+    RequestedToCapacityRatio,
+    NodeResourceLimits,
+    TaintToleration,
+    NodeAffinity,
+    SelectorSpread,
+    PodTopologySpread,
+    NodePorts,
+    ImageLocality,
+    NodePreferAvoidPods,
+    InterPodAffinity,
+    EqualPriority,
+    DefaultPreemption,
+    Rules,
+    DefaultBinder,
+)
+
+__all__ = ["BUILTIN_PLUGINS", "ruleset_register_plugins"]
 
 
 @hookimpl
-def ruleset_register_plugins(register: Callable[[type], None]) -> None:
-    for module_name, class_name in BUILTIN_PLUGINS.items():
-        try:
-            module = importlib.import_module(f"ruleset.plugins.{module_name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"ruleset.plugins.{module_name}":
-                continue  # not built yet
-            raise
-        register(getattr(module, class_name))
+def ruleset_register_plugins(register: Callable[[type[Plugin]], None]) -> None:
+    """Register every built-in plugin class, in :data:`BUILTIN_PLUGINS` order."""
+    for cls in BUILTIN_PLUGINS:
+        register(cls)

@@ -6,14 +6,13 @@ Bind succeeds.
 
 from __future__ import annotations
 
+from ruleset import CycleState, Plugin, Status, hookimpl
 from ruleset.api.pod import Pod
-from ruleset.framework.cycle_state import CycleState
-from ruleset.framework.plugin import Plugin
-from ruleset.framework.status import Status
-from ruleset.hookspecs import hookimpl
 
 
 class DefaultBinder(Plugin):
+    """Binds the pod to the node the cycle chose, recording its spec.nodeName (Bind)."""
+
     name = "DefaultBinder"
 
     @hookimpl

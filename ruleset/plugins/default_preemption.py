@@ -42,18 +42,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
+from ruleset import (
+    ArgError,
+    Code,
+    CycleState,
+    NodeStatuses,
+    Plugin,
+    PostFilterResult,
+    Snapshot,
+    Status,
+    arg_field,
+    hookimpl,
+)
 from ruleset.api.pod import Pod
-from ruleset.framework.args import ArgError, arg_field
-from ruleset.framework.cycle_state import CycleState
-from ruleset.framework.plugin import Plugin
-from ruleset.framework.results import NodeStatuses, PostFilterResult
-from ruleset.framework.status import Code, Status
-from ruleset.hookspecs import hookimpl
-from ruleset.snapshot import Snapshot
 from ruleset.snapshot.pdb import budgets, filter_pods_with_pdb_violation
 
 MAX_INT32 = 2**31 - 1
@@ -61,8 +66,14 @@ MAX_INT32 = 2**31 - 1
 
 @dataclass(frozen=True, slots=True)
 class DefaultPreemptionArgs:
-    min_candidate_nodes_percentage: int = arg_field("minCandidateNodesPercentage", 10)
-    min_candidate_nodes_absolute: int = arg_field("minCandidateNodesAbsolute", 100)
+    """``DefaultPreemptionArgs`` of kubescheduler.config.k8s.io/v1beta1."""
+
+    min_candidate_nodes_percentage: int = arg_field(
+        "minCandidateNodesPercentage", 10, schema={"type": "integer"},
+        description="Dry-run at least this percentage of the candidate nodes (0-100).")
+    min_candidate_nodes_absolute: int = arg_field(
+        "minCandidateNodesAbsolute", 100, schema={"type": "integer"},
+        description="Dry-run at least this many candidate nodes.")
 
 
 @dataclass
@@ -152,20 +163,11 @@ def nodes_where_preemption_might_help(snapshot: Snapshot, statuses: NodeStatuses
 
 
 class DefaultPreemption(Plugin):
+    """When no node fits, picks a node where evicting lower-priority pods makes room and
+    nominates the pod to it (PostFilter)."""
+
     name = "DefaultPreemption"
     Args = DefaultPreemptionArgs
-    args_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {
-            "minCandidateNodesPercentage": {
-                "type": "integer", "default": 10,
-                "description": "Dry-run at least this percentage of the candidate nodes (0-100)."},
-            "minCandidateNodesAbsolute": {
-                "type": "integer", "default": 100,
-                "description": "Dry-run at least this many candidate nodes."},
-        },
-    }
 
     @classmethod
     def validate_args(cls, args: DefaultPreemptionArgs) -> list[ArgError]:

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ruleset.framework.plugin import Plugin
-from ruleset.hookspecs import hookimpl
-from ruleset.snapshot import NodeSet
+from ruleset import NodeSet, Plugin, hookimpl
 
 EQUAL_SCORE = 1
 
 
 class EqualPriority(Plugin):
+    """Gives every node the same score, 1, as the legacy EqualPriority did (Score)."""
+
     name = "EqualPriority"
 
     @hookimpl

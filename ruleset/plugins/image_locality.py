@@ -21,10 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ruleset import MAX_NODE_SCORE, NodeSet, Plugin, Snapshot, hookimpl
 from ruleset.api.pod import Pod
-from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
-from ruleset.hookspecs import hookimpl
-from ruleset.snapshot import NodeSet, Snapshot
 
 MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB
@@ -96,6 +94,9 @@ def calculate_priority(sum_scores: np.ndarray, num_containers: int) -> np.ndarra
 
 
 class ImageLocality(Plugin):
+    """Favours nodes that already hold the pod's container images, weighted by image size and
+    spread (Score)."""
+
     name = "ImageLocality"
 
     @hookimpl

@@ -35,21 +35,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
+from ruleset import MAX_NODE_SCORE, ArgError, Code, FilterResult, NodeSet, Plugin, arg_field, hookimpl
 from ruleset.api.decode import DecodeContext
 from ruleset.api.meta import LabelSelectorRequirement
 from ruleset.api.pod import NodeAffinity as NodeAffinitySpec
 from ruleset.api.pod import NodeSelectorTerm, Pod, PreferredSchedulingTerm, decode_node_affinity
-from ruleset.framework.args import ArgError, arg_field
-from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
-from ruleset.framework.results import FilterResult
-from ruleset.framework.status import Code
 from ruleset.gofmt import go_quote
-from ruleset.hookspecs import hookimpl
-from ruleset.plugins.normalize import default_normalize_score
+from ruleset.plugins.helper.normalize import default_normalize_score
 from ruleset.selector import (
     Selector,
     SelectorError,
@@ -57,7 +53,6 @@ from ruleset.selector import (
     from_set,
     is_empty_node_selector_term,
 )
-from ruleset.snapshot import NodeSet
 
 NAME = "NodeAffinity"
 #: ``ErrReasonPod`` of v1.20 (later versions append "/selector").
@@ -277,15 +272,6 @@ def go_preferred_terms(terms: Sequence[PreferredSchedulingTerm]) -> str:
     return "[]v1.PreferredSchedulingTerm{" + ", ".join(items) + "}"
 
 
-@dataclass(frozen=True, slots=True)
-class NodeAffinityArgs:
-    """``NodeAffinityArgs`` of kubescheduler.config.k8s.io/v1beta1 (v1.20)."""
-
-    # arg_field returns a dataclasses.field(), not a shared default value.
-    added_affinity: NodeAffinitySpec | None = arg_field(  # noqa: RUF009
-        "addedAffinity", None, parse=_parse_affinity, dump=_dump_affinity)
-
-
 _REQUIREMENT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -293,7 +279,9 @@ _REQUIREMENT_SCHEMA: dict[str, Any] = {
         "key": {"type": "string", "description": "Label key (matchExpressions) or field (matchFields)."},
         "operator": {"type": "string",
                      "description": "In, NotIn, Exists, DoesNotExist, Gt or Lt (matchFields: In, NotIn)."},
-        "values": {"type": "array", "items": {"type": "string"}, "default": []},
+        "values": {"type": "array", "items": {"type": "string"}, "default": [],
+                   "description": "In/NotIn: the values to compare; Gt/Lt: one integer; Exists/DoesNotExist: "
+                                  "none."},
     },
 }
 _TERM_SCHEMA: dict[str, Any] = {
@@ -309,13 +297,13 @@ _TERM_SCHEMA: dict[str, Any] = {
 _NODE_AFFINITY_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
-    "description": "A v1.NodeAffinity added to every pod's own; none by default.",
     "properties": {
         "requiredDuringSchedulingIgnoredDuringExecution": {
             "type": "object",
             "additionalProperties": False,
             "description": "Every node must match one of these terms (Filter).",
-            "properties": {"nodeSelectorTerms": {"type": "array", "items": _TERM_SCHEMA, "default": []}},
+            "properties": {"nodeSelectorTerms": {"type": "array", "items": _TERM_SCHEMA, "default": [],
+                                                 "description": "ORed: a node must match one of them."}},
         },
         "preferredDuringSchedulingIgnoredDuringExecution": {
             "type": "array",
@@ -325,8 +313,10 @@ _NODE_AFFINITY_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "additionalProperties": False,
                 "properties": {
-                    "weight": {"type": "integer", "default": 0},
-                    "preference": _TERM_SCHEMA,
+                    "weight": {"type": "integer", "default": 0,
+                               "description": "Added to the score of a node matching the preference "
+                                              "(0 skips the term)."},
+                    "preference": {**_TERM_SCHEMA, "description": "The node selector term to match."},
                 },
             },
         },
@@ -334,14 +324,22 @@ _NODE_AFFINITY_SCHEMA: dict[str, Any] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class NodeAffinityArgs:
+    """``NodeAffinityArgs`` of kubescheduler.config.k8s.io/v1beta1 (v1.20)."""
+
+    # arg_field returns a dataclasses.field(), not a shared default value.
+    added_affinity: NodeAffinitySpec | None = arg_field(  # noqa: RUF009
+        "addedAffinity", None, parse=_parse_affinity, dump=_dump_affinity, schema=_NODE_AFFINITY_SCHEMA,
+        description="A v1.NodeAffinity added to every pod's own; none by default.")
+
+
 class NodeAffinity(Plugin):
+    """Keeps pods on nodes matching their nodeSelector and required node affinity (Filter) and
+    favours nodes matching their preferred terms (Score)."""
+
     name = NAME
     Args = NodeAffinityArgs
-    args_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {"addedAffinity": _NODE_AFFINITY_SCHEMA},
-    }
 
     def __init__(self, args: Any = None, handle: Any = None):
         super().__init__(args, handle)

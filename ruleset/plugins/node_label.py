@@ -14,32 +14,32 @@ the ranking unchanged.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
 
 import numpy as np
 
+from ruleset import MAX_NODE_SCORE, ArgError, Code, FilterResult, NodeSet, Plugin, arg_field, hookimpl
 from ruleset.api.pod import Pod
-from ruleset.framework.args import ArgError, arg_field
-from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
-from ruleset.framework.results import FilterResult
-from ruleset.framework.status import Code
 from ruleset.gofmt import go_quote
-from ruleset.hookspecs import hookimpl
-from ruleset.snapshot import NodeSet
 
 ERR_REASON_PRESENCE_VIOLATED = "node(s) didn't have the requested labels"
 
-_LABEL_LIST = {"type": "array", "items": {"type": "string"}, "default": []}
+_LABEL_LIST = {"type": "array", "items": {"type": "string"}}
 
 
 @dataclass(frozen=True, slots=True)
 class NodeLabelArgs:
     """``NodeLabelArgs`` of kubescheduler.config.k8s.io/v1beta1."""
 
-    present_labels: tuple[str, ...] = arg_field("presentLabels", ())
-    absent_labels: tuple[str, ...] = arg_field("absentLabels", ())
-    present_labels_preference: tuple[str, ...] = arg_field("presentLabelsPreference", ())
-    absent_labels_preference: tuple[str, ...] = arg_field("absentLabelsPreference", ())
+    present_labels: tuple[str, ...] = arg_field(
+        "presentLabels", (), schema=_LABEL_LIST, description="Label keys a node must have (Filter).")
+    absent_labels: tuple[str, ...] = arg_field(
+        "absentLabels", (), schema=_LABEL_LIST, description="Label keys a node must not have (Filter).")
+    present_labels_preference: tuple[str, ...] = arg_field(
+        "presentLabelsPreference", (), schema=_LABEL_LIST,
+        description="Label keys a node should have (Score).")
+    absent_labels_preference: tuple[str, ...] = arg_field(
+        "absentLabelsPreference", (), schema=_LABEL_LIST,
+        description="Label keys a node should not have (Score).")
 
 
 def _go_list(labels: tuple[str, ...]) -> str:
@@ -48,20 +48,10 @@ def _go_list(labels: tuple[str, ...]) -> str:
 
 
 class NodeLabel(Plugin):
+    """Requires (Filter) or prefers (Score) nodes by which label keys they carry or lack."""
+
     name = "NodeLabel"
     Args = NodeLabelArgs
-    args_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {
-            "presentLabels": {**_LABEL_LIST, "description": "Label keys a node must have (Filter)."},
-            "absentLabels": {**_LABEL_LIST, "description": "Label keys a node must not have (Filter)."},
-            "presentLabelsPreference": {**_LABEL_LIST,
-                                        "description": "Label keys a node should have (Score)."},
-            "absentLabelsPreference": {**_LABEL_LIST,
-                                       "description": "Label keys a node should not have (Score)."},
-        },
-    }
 
     @classmethod
     def validate_args(cls, args: NodeLabelArgs) -> list[ArgError]:

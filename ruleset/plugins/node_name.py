@@ -5,17 +5,15 @@ Other nodes get UnschedulableAndUnresolvable "node(s) didn't match the requested
 
 from __future__ import annotations
 
+from ruleset import Code, FilterResult, NodeSet, Plugin, hookimpl
 from ruleset.api.pod import Pod
-from ruleset.framework.plugin import Plugin
-from ruleset.framework.results import FilterResult
-from ruleset.framework.status import Code
-from ruleset.hookspecs import hookimpl
-from ruleset.snapshot import NodeSet
 
 ERR_REASON = "node(s) didn't match the requested hostname"
 
 
 class NodeName(Plugin):
+    """Lets a pod that names a node in spec.nodeName fit only that node (Filter)."""
+
     name = "NodeName"
 
     @hookimpl

@@ -19,14 +19,9 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from ruleset import Code, CycleState, FilterResult, NodeSet, Plugin, Snapshot, hookimpl
 from ruleset.api.pod import ContainerPort, Pod
-from ruleset.framework.cycle_state import CycleState
-from ruleset.framework.plugin import Plugin
-from ruleset.framework.results import FilterResult
-from ruleset.framework.status import Code
-from ruleset.hookspecs import hookimpl
-from ruleset.snapshot import NodeSet, Snapshot
-from ruleset.snapshot.snapshot import DEFAULT_BIND_ALL_HOST_IP, sanitize_host_port
+from ruleset.snapshot import DEFAULT_BIND_ALL_HOST_IP, sanitize_host_port
 
 NAME = "NodePorts"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -70,6 +65,8 @@ def conflicting_nodes(snapshot: Snapshot, ports: Iterable[ContainerPort]) -> np.
 
 
 class NodePorts(Plugin):
+    """Rejects nodes where a host port the pod asks for is already in use (PreFilter, Filter)."""
+
     name = NAME
 
     @hookimpl

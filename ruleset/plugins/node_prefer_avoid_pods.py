@@ -29,10 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from ruleset import MAX_NODE_SCORE, NodeSet, Plugin, Snapshot, hookimpl
 from ruleset.api.pod import Pod
-from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
-from ruleset.hookspecs import hookimpl
-from ruleset.snapshot import NodeSet, Snapshot
 
 PREFER_AVOID_PODS_ANNOTATION_KEY = "scheduler.alpha.kubernetes.io/preferAvoidPods"
 AVOIDED_KINDS = ("ReplicationController", "ReplicaSet")
@@ -220,6 +218,9 @@ def avoid_index(snapshot: Snapshot) -> _AvoidIndex:
 
 
 class NodePreferAvoidPods(Plugin):
+    """Scores 0 the nodes whose preferAvoidPods annotation names the pod's ReplicationController
+    or ReplicaSet, 100 the others (Score)."""
+
     name = "NodePreferAvoidPods"
 
     @hookimpl

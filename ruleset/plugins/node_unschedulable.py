@@ -10,12 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ruleset import Code, FilterResult, NodeSet, Plugin, Snapshot, hookimpl
 from ruleset.api.pod import Pod
-from ruleset.framework.plugin import Plugin
-from ruleset.framework.results import FilterResult
-from ruleset.framework.status import Code
-from ruleset.hookspecs import hookimpl
-from ruleset.snapshot import NodeSet, Snapshot
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
@@ -29,6 +25,8 @@ def _cordoned(snapshot: Snapshot) -> np.ndarray | None:
 
 
 class NodeUnschedulable(Plugin):
+    """Keeps pods off cordoned nodes unless they tolerate the unschedulable taint (Filter)."""
+
     name = "NodeUnschedulable"
 
     @hookimpl

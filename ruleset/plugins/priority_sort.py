@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ruleset.framework.plugin import Plugin
-from ruleset.framework.types import QueuedPodInfo
-from ruleset.hookspecs import hookimpl
+from ruleset import Plugin, QueuedPodInfo, hookimpl
 
 
 class PrioritySort(Plugin):
+    """Orders the scheduling queue by pod priority, then by arrival (QueueSort)."""
+
     name = "PrioritySort"
 
     @hookimpl

@@ -3,7 +3,7 @@
 ``selectorspread/selector_spread.go`` of v1.20. Also answers to its legacy name
 ``ServiceSpreading`` (ServiceSpreadingPriority, "same as SelectorSpreadPriority, replaced").
 
-* PreScore: :func:`~ruleset.plugins.spread_helpers.default_selector` of the pod (its
+* PreScore: :func:`~ruleset.plugins.helper.spread.default_selector` of the pod (its
   Services' and RCs' selectors merged, ANDed with its ReplicaSets' and StatefulSets').
 * Score: per node, the pods of the pod's namespace that are not being deleted and match
   that selector; 0 everywhere when the selector is empty.
@@ -33,18 +33,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
 
 import numpy as np
 
+from ruleset import MAX_NODE_SCORE, ArgError, CycleState, NodeSet, Plugin, arg_field, hookimpl
 from ruleset.api.pod import Pod
-from ruleset.framework.args import ArgError, arg_field
-from ruleset.framework.cycle_state import CycleState
-from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
-from ruleset.hookspecs import hookimpl
-from ruleset.plugins.spread_helpers import default_selector, matching_pods_per_node
+from ruleset.plugins.helper.spread import default_selector, matching_pods_per_node
 from ruleset.selector import Selector
-from ruleset.snapshot import NodeSet
 
 NAME = "SelectorSpread"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
@@ -87,7 +82,10 @@ def _go_float(value: float) -> str:
 class SelectorSpreadArgs:
     """ruleset's SelectorSpread args (v1.20 has no SelectorSpreadArgs kind)."""
 
-    zone_weighting: float = arg_field("zoneWeighting", ZONE_WEIGHTING, parse=float)
+    zone_weighting: float = arg_field(
+        "zoneWeighting", ZONE_WEIGHTING, parse=float, schema={"type": "number"},
+        description="Share of the score that comes from spreading across zones, in [0, 1] (the rest from "
+                    "spreading across nodes); 2/3 as in kube-scheduler.")
 
 
 def skip_selector_spread(pod: Pod) -> bool:
@@ -135,21 +133,11 @@ def normalize(scores: np.ndarray, zones: np.ndarray, zone_weighting: float) -> n
 
 
 class SelectorSpread(Plugin):
+    """Spreads the pods of a Service or controller over nodes and zones (PreScore, Score)."""
+
     name = NAME
     aliases = ("ServiceSpreading",)
     Args = SelectorSpreadArgs
-    args_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {
-            "zoneWeighting": {
-                "type": "number",
-                "default": ZONE_WEIGHTING,
-                "description": "Share of the score that comes from spreading across zones, in [0, 1] "
-                               "(the rest from spreading across nodes); 2/3 as in kube-scheduler.",
-            },
-        },
-    }
 
     @classmethod
     def validate_args(cls, args: SelectorSpreadArgs) -> list[ArgError]:

@@ -26,14 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ruleset import MAX_NODE_SCORE, Code, CycleState, FilterResult, NodeSet, Plugin, Snapshot, hookimpl
 from ruleset.api.pod import Pod, Toleration
-from ruleset.framework.cycle_state import CycleState
-from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
-from ruleset.framework.results import FilterResult
-from ruleset.framework.status import Code
-from ruleset.hookspecs import hookimpl
-from ruleset.plugins.normalize import default_normalize_score
-from ruleset.snapshot import NodeSet, Snapshot
+from ruleset.plugins.helper.normalize import default_normalize_score
 
 NAME = "TaintToleration"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
@@ -149,6 +144,9 @@ def _untolerated(ids: np.ndarray, tolerated: np.ndarray) -> np.ndarray:
 
 
 class TaintToleration(Plugin):
+    """Keeps pods off nodes with NoSchedule/NoExecute taints they do not tolerate (Filter) and
+    favours nodes with fewer untolerated PreferNoSchedule taints (PreScore, Score)."""
+
     name = NAME
 
     @hookimpl

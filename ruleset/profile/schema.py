@@ -258,11 +258,21 @@ def _rules_schema(registry: PluginRegistry) -> dict[str, Any]:
             "description": "Declarative rules, shorthand for the Rules plugin's rules arg."}
 
 
+def _summary(doc: str | None) -> str:
+    """A docstring's first paragraph (its lines up to the first blank one) as one line."""
+    lines = []
+    for line in (doc or "").strip().splitlines():
+        if not line.strip():
+            break
+        lines.append(line.strip())
+    return " ".join(lines)
+
+
 def _build_profile_schema(registry: PluginRegistry) -> dict[str, Any]:
     plugins = {}
     for name in registry.names():
-        doc = (registry.classes[name].__doc__ or "").strip().splitlines()
-        plugins[name] = plugin_table_schema(registry.args_schema(name), doc[0] if doc else "")
+        summary = _summary(registry.classes[name].__doc__)
+        plugins[name] = plugin_table_schema(registry.args_schema(name), summary)
     for alias, target in sorted(registry.aliases.items()):
         plugins.setdefault(alias, plugin_table_schema(registry.args_schema(target),
                                                       f"Deprecated alias of {target}."))

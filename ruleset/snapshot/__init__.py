@@ -2,6 +2,9 @@
 
 from ruleset.snapshot.node_info import ImageState, NodeInfo, NodeSet
 from ruleset.snapshot.pod_table import PodTable
-from ruleset.snapshot.snapshot import Snapshot, Workloads
+from ruleset.snapshot.snapshot import DEFAULT_BIND_ALL_HOST_IP, Snapshot, Workloads, sanitize_host_port
 
-__all__ = ["ImageState", "NodeInfo", "NodeSet", "PodTable", "Snapshot", "Workloads"]
+__all__ = [
+    "DEFAULT_BIND_ALL_HOST_IP", "ImageState", "NodeInfo", "NodeSet", "PodTable", "Snapshot", "Workloads",
+    "sanitize_host_port",
+]

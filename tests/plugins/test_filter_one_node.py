@@ -14,7 +14,7 @@ import pytest
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import SUCCESS, Status
-from ruleset.plugins.node_resources_fit import NodeResourcesFit
+from ruleset.plugins.noderesources import NodeResourcesFit
 from ruleset.plugins.taint_toleration import TaintToleration
 from ruleset.snapshot import NodeSet, Snapshot
 from tests.factories import build_cluster, container, decode, make_node, make_pod

@@ -38,7 +38,7 @@ from ruleset.api.meta import ObjectMeta
 from ruleset.api.node import Node
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.status import Code
-from ruleset.plugins.inter_pod_affinity import (
+from ruleset.plugins.interpodaffinity import (
     ERR_REASON_AFFINITY_NOT_MATCH,
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,

@@ -40,7 +40,7 @@ import pytest
 
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.status import Code
-from ruleset.plugins.inter_pod_affinity import (
+from ruleset.plugins.interpodaffinity import (
     PRE_SCORE_STATE_KEY,
     InterPodAffinity,
     InterPodAffinityArgs,

@@ -33,7 +33,7 @@ from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.plugin import check_plugin_args
 from ruleset.framework.results import NodeStatuses
 from ruleset.framework.status import Code, Status
-from ruleset.plugins.node_resources_fit import NodeResourcesFit
+from ruleset.plugins.noderesources import NodeResourcesFit
 from tests.factories import Harness, build_cluster, container, decode, make_node, make_pod
 
 EXT_A = "example.com/aaa"

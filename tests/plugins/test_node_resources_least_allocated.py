@@ -23,7 +23,7 @@ non-zero defaults for containers without requests, and ephemeral storage.
 import pytest
 
 from ruleset.framework.plugin import check_plugin_args
-from ruleset.plugins.node_resources_least_allocated import NodeResourcesLeastAllocated
+from ruleset.plugins.noderesources import NodeResourcesLeastAllocated
 from tests.factories import Harness, container, make_node, make_pod
 
 LABELS1 = {"foo": "bar", "baz": "blah"}

@@ -16,7 +16,7 @@ resource listed twice keeps its last weight, extended resources, and the non-zer
 import pytest
 
 from ruleset.framework.plugin import check_plugin_args
-from ruleset.plugins.node_resources_most_allocated import NodeResourcesMostAllocated
+from ruleset.plugins.noderesources import NodeResourcesMostAllocated
 from tests.factories import Harness, container, make_node, make_pod
 
 LABELS1 = {"foo": "bar", "baz": "blah"}

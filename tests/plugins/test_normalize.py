@@ -9,7 +9,7 @@ upstream table cannot exercise because its scores are non-negative.
 import numpy as np
 import pytest
 
-from ruleset.plugins.normalize import default_normalize_score, go_div
+from ruleset.plugins.helper.normalize import default_normalize_score, go_div
 
 MAX_NODE_SCORE = 100
 

@@ -30,7 +30,7 @@ import pytest
 
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.status import Code
-from ruleset.plugins.pod_topology_spread import (
+from ruleset.plugins.podtopologyspread import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH,
     ERR_REASON_NODE_LABEL_NOT_MATCH,
     MAX_INT32,

@@ -19,7 +19,7 @@ import pytest
 
 from ruleset.framework.plugin import check_plugin_args
 from ruleset.framework.runtime import FrameworkError
-from ruleset.plugins.pod_topology_spread import (
+from ruleset.plugins.podtopologyspread import (
     SYSTEM_DEFAULT_CONSTRAINTS,
     DefaultConstraint,
     PodTopologySpread,

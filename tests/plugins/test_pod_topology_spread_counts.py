@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from ruleset.plugins.pod_topology_spread import matching_pods_per_node
+from ruleset.plugins.helper.spread import matching_pods_per_node
 from ruleset.selector import Selector, from_set, parse
 from ruleset.snapshot import Snapshot
 from tests.factories import build_cluster, decode, make_node, make_pod

@@ -25,12 +25,12 @@ import numpy as np
 import pytest
 
 from ruleset.framework.cycle_state import CycleState
-from ruleset.plugins.pod_topology_spread import (
+from ruleset.plugins.podtopologyspread import (
     PRE_SCORE_STATE_KEY,
     PodTopologySpread,
     PreScoreState,
 )
-from ruleset.plugins.pod_topology_spread_helpers import go_log, topology_normalizing_weight
+from ruleset.plugins.podtopologyspread.helpers import go_log, topology_normalizing_weight
 from ruleset.snapshot import NodeSet
 from tests.factories import Harness, decode, make_node, make_object, make_pod
 

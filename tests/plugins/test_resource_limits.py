@@ -17,7 +17,7 @@ import pytest
 
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.status import Code
-from ruleset.plugins.resource_limits import NodeResourceLimits, PreScoreStateMissing
+from ruleset.plugins.noderesources.resource_limits import NodeResourceLimits, PreScoreStateMissing
 from tests.factories import Harness, container, decode, make_node, make_pod
 
 NO_RESOURCES = ({},)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ruleset.plugins.spread_helpers import default_selector, get_pod_services
+from ruleset.plugins.helper.spread import default_selector, get_pod_services
 from ruleset.selector import Requirement, Selector, from_set
 from tests.factories import build_cluster, decode, make_node, make_object, make_pod
 

@@ -37,8 +37,8 @@ from ruleset.plugins.rules.compiled import (
 
 
 class Rules(Plugin):
-    """The profile's declarative rules: ``require`` label selectors filter nodes, ``prefer``
-    selectors score them (100 × weight where matched, normalized by the rules' total weight)."""
+    """Runs the profile's declarative rules: their require selectors filter nodes (Filter), their
+    prefer selectors score them, 100 × weight where matched, over the rules' total weight (Score)."""
 
     name = "Rules"
     Args = RulesArgs

@@ -18,16 +18,15 @@ scored. A weight of 0 counts as 1, and a resource listed twice keeps its last we
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
+from ruleset import MAX_NODE_SCORE, ArgError, Handle, NodeSet, Plugin, arg_field, hookimpl
 from ruleset.api.pod import Pod
-from ruleset.framework.args import ArgError, arg_field
-from ruleset.framework.plugin import MAX_NODE_SCORE, Handle, Plugin
-from ruleset.hookspecs import hookimpl
-from ruleset.plugins.normalize import go_div
-from ruleset.plugins.resource_allocation import (
+from ruleset.plugins.helper.normalize import go_div
+from ruleset.plugins.noderesources.resource_allocation import (
+    RESOURCES_DESCRIPTION,
     RESOURCES_SCHEMA,
     ResourceSpec,
     dump_resources,
@@ -37,7 +36,6 @@ from ruleset.plugins.resource_allocation import (
     weight_map,
     with_default_resources,
 )
-from ruleset.snapshot import NodeSet
 
 #: ``config.MaxCustomPriorityScore``: shape scores are given on 0..10.
 MAX_CUSTOM_PRIORITY_SCORE = 10
@@ -63,14 +61,31 @@ def dump_shape(shape: tuple[UtilizationShapePoint, ...]) -> list[dict]:
     return [{"utilization": p.utilization, "score": p.score} for p in shape]
 
 
+SHAPE_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "utilization": {"type": "integer", "default": 0,
+                            "description": "Utilization in percent, 0..100."},
+            "score": {"type": "integer", "default": 0, "description": "Score at that utilization, 0..10."},
+        },
+    },
+}
+
+
 @dataclass(frozen=True, slots=True)
 class RequestedToCapacityRatioArgs:
     """``RequestedToCapacityRatioArgs`` of kubescheduler.config.k8s.io/v1beta1."""
 
-    shape: tuple[UtilizationShapePoint, ...] = arg_field("shape", default=(), parse=parse_shape,
-                                                         dump=dump_shape)
-    resources: tuple[ResourceSpec, ...] = arg_field("resources", default=(), parse=parse_resources_defaulted,
-                                                    dump=dump_resources)
+    shape: tuple[UtilizationShapePoint, ...] = arg_field(
+        "shape", default=(), parse=parse_shape, dump=dump_shape, schema=SHAPE_SCHEMA,
+        description="Required: the utilization (0..100) -> score (0..10) points of the curve, utilization "
+                    "strictly increasing; at least one point.")
+    resources: tuple[ResourceSpec, ...] = arg_field(
+        "resources", default=(), parse=parse_resources_defaulted, dump=dump_resources,
+        schema=RESOURCES_SCHEMA, description=RESOURCES_DESCRIPTION)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "resources", with_default_resources(self.resources))
@@ -126,31 +141,10 @@ def broken_linear(utilization: np.ndarray, points: np.ndarray, scores: np.ndarra
 
 
 class RequestedToCapacityRatio(Plugin):
+    """Scores nodes by a configured curve of their resource utilization once the pod is placed (Score)."""
+
     name = "RequestedToCapacityRatio"
     Args = RequestedToCapacityRatioArgs
-    args_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {
-            "shape": {
-                "type": "array",
-                "default": [],
-                "description": "Required: the utilization (0..100) -> score (0..10) points of the curve, "
-                               "utilization strictly increasing; at least one point.",
-                "items": {
-                    "type": "object",
-                    "additionalProperties": False,
-                    "properties": {
-                        "utilization": {"type": "integer", "default": 0,
-                                        "description": "Utilization in percent, 0..100."},
-                        "score": {"type": "integer", "default": 0,
-                                  "description": "Score at that utilization, 0..10."},
-                    },
-                },
-            },
-            "resources": RESOURCES_SCHEMA,
-        },
-    }
 
     def __init__(self, args: RequestedToCapacityRatioArgs | None = None, handle: Handle | None = None):
         super().__init__(args, handle)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ruleset.framework.plugin import MAX_NODE_SCORE
-from ruleset.plugins.resource_allocation import ResourceWeightScorer
+from ruleset import MAX_NODE_SCORE
+from ruleset.plugins.noderesources.resource_allocation import ResourceWeightScorer
 
 
 def most_requested_score(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
@@ -23,5 +23,10 @@ def most_requested_score(requested: np.ndarray, capacity: np.ndarray) -> np.ndar
 
 
 class NodeResourcesMostAllocated(ResourceWeightScorer):
+    """Favours nodes whose configured resources are already most in use, packing pods tightly (Score)."""
+
     name = "NodeResourcesMostAllocated"
-    resource_score = staticmethod(most_requested_score)
+
+    @staticmethod
+    def resource_score(requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
+        return most_requested_score(requested, allocatable)

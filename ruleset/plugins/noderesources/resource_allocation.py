@@ -14,16 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
+from ruleset import ArgError, NodeSet, Plugin, arg_field, hookimpl
 from ruleset.api import resources as res
 from ruleset.api.pod import Pod
-from ruleset.framework.args import ArgError, arg_field
-from ruleset.framework.plugin import Plugin
-from ruleset.hookspecs import hookimpl
-from ruleset.snapshot import NodeSet
 
 DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))
 
@@ -45,9 +42,9 @@ def dump_resources(specs: tuple[ResourceSpec, ...]) -> list[dict]:
     return [{"name": s.name, "weight": s.weight} for s in specs]
 
 
-RESOURCES_SCHEMA = {
+#: The JSON Schema of a ``resources`` arg.
+RESOURCES_SCHEMA: dict[str, Any] = {
     "type": "array",
-    "description": "Resources to score and their weights; cpu and memory with weight 1 when empty.",
     "items": {
         "type": "object",
         "additionalProperties": False,
@@ -59,8 +56,8 @@ RESOURCES_SCHEMA = {
                        "description": "Weight in the average; an omitted weight is 0, which is rejected."},
         },
     },
-    "default": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}],
 }
+RESOURCES_DESCRIPTION = "Resources to score and their weights; cpu and memory with weight 1 when empty."
 
 
 def with_default_resources(specs: tuple[ResourceSpec, ...]) -> tuple[ResourceSpec, ...]:
@@ -111,7 +108,8 @@ def requested_and_allocatable(pod: Pod, nodes: NodeSet, resource: str) -> tuple[
     return zeros, zeros.copy()
 
 
-def weighted_resource_score(pod: Pod, nodes: NodeSet, weights: dict[str, int], scorer) -> np.ndarray:
+def weighted_resource_score(pod: Pod, nodes: NodeSet, weights: dict[str, int],
+                            scorer: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
     """``Σ scorer(requested, allocatable) * w / Σ w`` per node (int64, both operands >= 0).
 
     The shared body of ``leastResourceScorer`` and ``mostResourceScorer``; ``scorer`` maps
@@ -147,8 +145,9 @@ def go_round(values: np.ndarray) -> np.ndarray:
 class ResourceWeightsArgs:
     """``NodeResources{Least,Most}AllocatedArgs`` of kubescheduler.config.k8s.io/v1beta1."""
 
-    resources: tuple[ResourceSpec, ...] = arg_field("resources", default=(), parse=parse_resources_defaulted,
-                                                    dump=dump_resources)
+    resources: tuple[ResourceSpec, ...] = arg_field(
+        "resources", default=(), parse=parse_resources_defaulted, dump=dump_resources,
+        schema=RESOURCES_SCHEMA, description=RESOURCES_DESCRIPTION)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "resources", with_default_resources(self.resources))
@@ -157,14 +156,15 @@ class ResourceWeightsArgs:
 class ResourceWeightScorer(Plugin):
     """Score: the weighted average over the configured resources of a per-resource score.
 
-    Subclasses set :attr:`resource_score`, a function of (requested, allocatable) arrays.
+    Subclasses define :meth:`resource_score`, a function of (requested, allocatable) arrays.
     """
 
     Args = ResourceWeightsArgs
-    args_schema: ClassVar[dict[str, Any]] = {
-        "type": "object", "additionalProperties": False, "properties": {"resources": RESOURCES_SCHEMA},
-    }
-    resource_score: ClassVar[Callable[[np.ndarray, np.ndarray], np.ndarray]]
+
+    @staticmethod
+    def resource_score(requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
+        """A resource's score in [0, 100] per node, from its requested and allocatable amounts."""
+        raise NotImplementedError
 
     @classmethod
     def validate_args(cls, args: ResourceWeightsArgs) -> list[ArgError]:

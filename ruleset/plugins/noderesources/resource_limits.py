@@ -13,12 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ruleset import CycleState, NodeSet, Plugin, hookimpl
 from ruleset.api import resources as res
 from ruleset.api.pod import Pod
-from ruleset.framework.cycle_state import CycleState
-from ruleset.framework.plugin import Plugin
-from ruleset.hookspecs import hookimpl
-from ruleset.snapshot import NodeSet
 
 PRE_SCORE_STATE_KEY = "PreScoreNodeResourceLimits"
 
@@ -41,6 +38,9 @@ def compute_score(limit: int, allocatable: np.ndarray) -> np.ndarray:
 
 
 class NodeResourceLimits(Plugin):
+    """Scores 1 the nodes whose allocatable CPU or memory can hold the pod's limits, a tie-breaker
+    (PreScore, Score)."""
+
     name = "NodeResourceLimits"
     aliases = ("ResourceLimits",)
 

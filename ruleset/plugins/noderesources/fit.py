@@ -13,21 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
+from ruleset import ArgError, Code, CycleState, FilterResult, NodeSet, Plugin, Snapshot, arg_field, hookimpl
 from ruleset.api import resources as res
 from ruleset.api.pod import Pod
 from ruleset.errors import format_path
-from ruleset.framework.args import ArgError, arg_field
-from ruleset.framework.cycle_state import CycleState
-from ruleset.framework.plugin import Plugin
-from ruleset.framework.results import FilterResult
-from ruleset.framework.status import Code
 from ruleset.gofmt import go_quote
-from ruleset.hookspecs import hookimpl
-from ruleset.snapshot import NodeSet, Snapshot
+from ruleset.selector import qualified_name_errors
 
 PRE_FILTER_STATE_KEY = "PreFilterNodeResourcesFit"
 TOO_MANY_PODS = "Too many pods"
@@ -36,8 +31,14 @@ _ONE = np.ones(1, dtype=bool)
 
 @dataclass(frozen=True, slots=True)
 class NodeResourcesFitArgs:
-    ignored_resources: tuple[str, ...] = arg_field("ignoredResources", ())
-    ignored_resource_groups: tuple[str, ...] = arg_field("ignoredResourceGroups", ())
+    """``NodeResourcesFitArgs`` of kubescheduler.config.k8s.io/v1beta1."""
+
+    ignored_resources: tuple[str, ...] = arg_field(
+        "ignoredResources", (), schema={"type": "array", "items": {"type": "string"}},
+        description="Extended resources this plugin does not check.")
+    ignored_resource_groups: tuple[str, ...] = arg_field(
+        "ignoredResourceGroups", (), schema={"type": "array", "items": {"type": "string"}},
+        description="Extended-resource domains (before '/') not checked.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,24 +53,15 @@ def _invalid(path: tuple, value: str, detail: str) -> ArgError:
 
 
 class NodeResourcesFit(Plugin):
+    """Rejects nodes without room for the pod's resource requests or for one more pod
+    (PreFilter, Filter)."""
+
     name = "NodeResourcesFit"
     Args = NodeResourcesFitArgs
-    args_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {
-            "ignoredResources": {"type": "array", "items": {"type": "string"}, "default": [],
-                                 "description": "Extended resources this plugin does not check."},
-            "ignoredResourceGroups": {"type": "array", "items": {"type": "string"}, "default": [],
-                                      "description": "Extended-resource domains (before '/') not checked."},
-        },
-    }
 
     @classmethod
     def validate_args(cls, args: NodeResourcesFitArgs) -> list[ArgError]:
         """``validateFitArgs`` (v1.20 fit.go): qualified names; groups without '/'; every error."""
-        from ruleset.selector.validation import qualified_name_errors
-
         errors: list[ArgError] = []
         for i, name in enumerate(args.ignored_resources):
             errors.extend(_invalid(("ignoredResources", i), name, msg) for msg in qualified_name_errors(name))

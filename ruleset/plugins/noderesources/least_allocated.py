@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ruleset.framework.plugin import MAX_NODE_SCORE
-from ruleset.plugins.resource_allocation import ResourceWeightScorer
+from ruleset import MAX_NODE_SCORE
+from ruleset.plugins.noderesources.resource_allocation import ResourceWeightScorer
 
 
 def least_requested_score(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
@@ -22,5 +22,10 @@ def least_requested_score(requested: np.ndarray, capacity: np.ndarray) -> np.nda
 
 
 class NodeResourcesLeastAllocated(ResourceWeightScorer):
+    """Favours nodes with more of the configured resources left free (Score)."""
+
     name = "NodeResourcesLeastAllocated"
-    resource_score = staticmethod(least_requested_score)
+
+    @staticmethod
+    def resource_score(requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
+        return least_requested_score(requested, allocatable)

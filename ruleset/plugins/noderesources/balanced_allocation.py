@@ -17,36 +17,29 @@ of 0.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
 
 import numpy as np
 
+from ruleset import MAX_NODE_SCORE, NodeSet, Plugin, arg_field, hookimpl
 from ruleset.api.pod import Pod
-from ruleset.framework.args import arg_field
-from ruleset.framework.plugin import MAX_NODE_SCORE, Plugin
-from ruleset.hookspecs import hookimpl
-from ruleset.plugins.resource_allocation import fraction_of_capacity, requested_and_allocatable
-from ruleset.snapshot import NodeSet
+from ruleset.plugins.noderesources.resource_allocation import fraction_of_capacity, requested_and_allocatable
 
 
 @dataclass(frozen=True, slots=True)
 class NodeResourcesBalancedAllocationArgs:
-    balance_attached_node_volumes: bool = arg_field("balanceAttachedNodeVolumes", False)
+    """``balanceAttachedNodeVolumes``: upstream's BalanceAttachedNodeVolumes feature gate, as an arg."""
+
+    balance_attached_node_volumes: bool = arg_field(
+        "balanceAttachedNodeVolumes", False, schema={"type": "boolean"},
+        description="Include the attachable-volume fraction (variance of three fractions).")
 
 
 class NodeResourcesBalancedAllocation(Plugin):
+    """Favours nodes whose CPU and memory (and optionally volume) use stay balanced once the pod
+    is placed (Score)."""
+
     name = "NodeResourcesBalancedAllocation"
     Args = NodeResourcesBalancedAllocationArgs
-    args_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {
-            "balanceAttachedNodeVolumes": {
-                "type": "boolean", "default": False,
-                "description": "Include the attachable-volume fraction (variance of three fractions).",
-            },
-        },
-    }
 
     @hookimpl
     def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:

@@ -1,0 +1,108 @@
+"""InterPodAffinity (PreFilter + AddPod/RemovePod, Filter, PreScore, Score, NormalizeScore), as v1.20.
+
+**Terms.** Every ``podAffinityTerm`` becomes an :class:`AffinityTerm`: the namespaces it
+selects (``namespaces``, or the owning pod's own namespace when that list is empty), its
+selector (``LabelSelectorAsSelector``: a nil selector selects nothing, ``{}`` everything) and
+its topology key. A pod *matches* a term when its namespace is one of the term's and its
+labels satisfy the selector. As v1.20's ``framework.NewPodInfo``, a selector that does not
+convert drops its whole list (required affinity, required anti-affinity, preferred
+affinity, preferred anti-affinity: an assigned pod's broken list is silently ignored) and
+records ``"<list>: <error>"``; when several lists fail, the last one in that order wins.
+
+**PreFilter** (``filtering.go``) rejects a pod whose own terms do not convert with
+UnschedulableAndUnresolvable ``parsing pod: <list>: <error>``. Otherwise it counts, per
+topology pair (a label key and the value a node has for it), over every assigned pod E on a
+node N that carries the term's key:
+
+* existing anti-affinity: +1 at (key, N[key]) for each of E's required anti-affinity terms
+  the incoming pod matches;
+* affinity: if E matches *all* the incoming pod's required affinity terms, +1 at
+  (key, N[key]) for each of those terms;
+* anti-affinity: +1 at (key, N[key]) for each of the incoming pod's required anti-affinity
+  terms that E matches.
+
+AddPod/RemovePod (preemption dry runs, nominated pods) apply the same three rules to one pod
+with +1/-1; a pair whose count reaches 0 is gone, as upstream deletes it from its map.
+
+**Filter** checks, per node, in v1.20's order (the first failure decides):
+
+1. affinity: the node lacks one of the terms' keys, or some term's pair on the node has no
+   count; except that when *no* pair was counted at all and the pod matches all its own
+   terms (the first pod of a group that wants to be together), a node carrying every key
+   passes. Failure: UnschedulableAndUnresolvable, ``node(s) didn't match pod
+   affinity/anti-affinity`` + ``node(s) didn't match pod affinity rules``;
+2. anti-affinity: some term's pair on the node has a count. Unschedulable,
+   ``...affinity/anti-affinity`` + ``node(s) didn't match pod anti-affinity rules``;
+3. existing pods' anti-affinity: one of the node's own label pairs has a count.
+   Unschedulable, ``...affinity/anti-affinity`` + ``node(s) didn't satisfy existing pods
+   anti-affinity rules``.
+
+**PreScore/Score** (``scoring.go``): over every assigned pod E on a node N carrying the
+term's key, add at (key, N[key]): +w for each incoming preferred affinity term E matches,
+-w for each incoming preferred anti-affinity term E matches, +hardPodAffinityWeight for
+each of E's required affinity terms the incoming pod matches (only when the weight is > 0),
++w / -w for each of E's preferred affinity / anti-affinity terms the incoming pod matches.
+A node's score is the sum, over the keys that received anything, of the value at its own
+label for that key. The pairs cover the whole cluster, not just the feasible nodes.
+
+**NormalizeScore** is v1.20's: when nothing was counted the scores stay as they are (all 0);
+otherwise ``min = min(0, scores)``, ``max = max(0, scores)`` (anchored at 0; v1.21 uses the
+true minimum) and a score becomes ``int64(100 * (float64(s-min) / float64(max-min)))``, or 0
+when ``max == min``. The float expression is evaluated in Go's order, so 100*(29/100) gives
+28 exactly where Go does.
+
+**Args:** ``hardPodAffinityWeight`` (default 1), 0..100.
+
+**How it is computed.** Pair counts are one int64 array per topology key, indexed by the
+code of the node label value (the node label vocabulary is fixed for a run). The incoming
+pod's terms are matched against every assigned pod at once (the pod table's label columns);
+the terms of assigned pods that declare affinity are kept in an append-only index (pod
+table rows are never reused), interned so that pods of one workload share a term, so a cycle
+evaluates each distinct term once against the incoming pod (remembered for the last pod, which
+PreScore reuses after PreFilter) and aggregates with numpy.
+
+**Nondeterminism.** Upstream sums per-node maps built in parallel and iterates maps in
+Filter and Score; every result is an integer sum or an "any", which does not depend on the
+order, so there is nothing to choose.
+
+Upstream's ``pkg/scheduler/framework/plugins/interpodaffinity``: :mod:`.filtering`
+(PreFilter, AddPod/RemovePod, Filter), :mod:`.scoring` (PreScore, Score, NormalizeScore) and
+:mod:`.plugin` (the plugin and its args); :mod:`.terms` holds the converted terms of v1.20's
+``framework.PodInfo`` and the index of assigned pods' terms.
+"""
+
+from ruleset.plugins.interpodaffinity.filtering import (
+    ERR_REASON_AFFINITY_NOT_MATCH,
+    ERR_REASON_AFFINITY_RULES_NOT_MATCH,
+    ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+    ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
+    PRE_FILTER_STATE_KEY,
+    PreFilterState,
+    TopologyCounts,
+    existing_anti_affinity_counts,
+    incoming_affinity_counts,
+)
+from ruleset.plugins.interpodaffinity.plugin import InterPodAffinity, InterPodAffinityArgs
+from ruleset.plugins.interpodaffinity.scoring import PRE_SCORE_STATE_KEY, PreScoreState, normalize
+from ruleset.plugins.interpodaffinity.terms import AffinityTerm, PodInfo, WeightedAffinityTerm, pod_info
+
+__all__ = [
+    "ERR_REASON_AFFINITY_NOT_MATCH",
+    "ERR_REASON_AFFINITY_RULES_NOT_MATCH",
+    "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH",
+    "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
+    "PRE_FILTER_STATE_KEY",
+    "PRE_SCORE_STATE_KEY",
+    "AffinityTerm",
+    "InterPodAffinity",
+    "InterPodAffinityArgs",
+    "PodInfo",
+    "PreFilterState",
+    "PreScoreState",
+    "TopologyCounts",
+    "WeightedAffinityTerm",
+    "existing_anti_affinity_counts",
+    "incoming_affinity_counts",
+    "normalize",
+    "pod_info",
+]

@@ -1,0 +1,242 @@
+"""InterPodAffinity's PreFilter, its AddPod/RemovePod extensions and Filter (upstream's
+``interpodaffinity/filtering.go``): the topology pairs counted for the pod's required
+(anti-)affinity and for existing pods' required anti-affinity, and the three checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ruleset import Code, FilterResult, NodeSet, Snapshot
+from ruleset.api.pod import Pod
+from ruleset.plugins.interpodaffinity.terms import (
+    REQUIRED_ANTI_AFFINITY,
+    PodInfo,
+    existing_terms,
+    matches_all,
+    pod_info,
+    table_matches,
+)
+
+PRE_FILTER_STATE_KEY = "PreFilterInterPodAffinity"
+
+ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules"
+ERR_REASON_AFFINITY_NOT_MATCH = "node(s) didn't match pod affinity/anti-affinity"
+ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
+ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
+
+
+class TopologyCounts:
+    """``topologyToMatchedTermCount`` (Go's ``map[topologyPair]int64``).
+
+    One int64 array per topology key, indexed by the code of the node label value; a zero
+    entry is a pair that is not in the map.
+    """
+
+    __slots__ = ("arrays",)
+
+    def __init__(self, arrays: dict[str, np.ndarray] | None = None):
+        self.arrays: dict[str, np.ndarray] = arrays if arrays is not None else {}
+
+    def array(self, snapshot: Snapshot, key: str) -> np.ndarray:
+        array = self.arrays.get(key)
+        if array is None:
+            array = self.arrays[key] = np.zeros(len(snapshot.node_labels.vocabulary(key)), dtype=np.int64)
+        return array
+
+    def add(self, snapshot: Snapshot, key: str, nodes: np.ndarray, values: np.ndarray | int = 1) -> bool:
+        """Add ``values`` at (key, value of ``key`` on each of ``nodes``); nodes without the key
+        are skipped. Returns whether anything landed."""
+        column = snapshot.node_labels.column(key)
+        if column is None or not len(nodes):
+            return False
+        codes = column[nodes]
+        present = codes >= 0
+        if not present.any():
+            return False
+        array = self.array(snapshot, key)
+        if isinstance(values, np.ndarray):
+            np.add.at(array, codes[present], values[present])
+        else:
+            np.add.at(array, codes[present], values)
+        return True
+
+    def lookup(self, key: str, codes: np.ndarray) -> np.ndarray:
+        """The count at (key, code) for each node label code (0 where the node lacks the key)."""
+        array = self.arrays.get(key)
+        if array is None or not len(array):
+            return np.zeros(len(codes), dtype=np.int64)
+        return np.where(codes >= 0, array[np.maximum(codes, 0)], 0)
+
+    def is_empty(self) -> bool:
+        return not any(np.count_nonzero(array) for array in self.arrays.values())
+
+    def clone(self) -> TopologyCounts:
+        return TopologyCounts({key: array.copy() for key, array in self.arrays.items()})
+
+    def pairs(self, snapshot: Snapshot) -> dict[tuple[str, str], int]:
+        """The non-zero counts as ``{(key, value): count}`` (what upstream's map holds)."""
+        out = {}
+        for key, array in self.arrays.items():
+            vocabulary = snapshot.node_labels.vocabulary(key)
+            for code in np.flatnonzero(array):
+                out[(key, vocabulary[code])] = int(array[code])
+        return out
+
+
+def add_by_key(counts: TopologyCounts, snapshot: Snapshot, keys: Sequence[str], key_of_entry: np.ndarray,
+               nodes: np.ndarray, values: np.ndarray | int = 1) -> bool:
+    """Add each entry's value at (its key, its node's value for that key); entries are grouped by key."""
+    landed = False
+    for k in np.unique(key_of_entry).tolist():
+        mine = key_of_entry == k
+        entry_values = values[mine] if isinstance(values, np.ndarray) else values
+        landed |= counts.add(snapshot, keys[k], nodes[mine], entry_values)
+    return landed
+
+
+# --------------------------------------------------------------------------------------------
+# PreFilter state
+# --------------------------------------------------------------------------------------------
+
+@dataclass
+class PreFilterState:
+    """``preFilterState`` of v1.20; ``clone()`` copies the counts (dry runs change them)."""
+
+    pod: Pod
+    info: PodInfo
+    #: Pairs where existing pods' required anti-affinity terms match the incoming pod.
+    existing_anti_affinity: TopologyCounts = field(default_factory=TopologyCounts)
+    #: Pairs of existing pods matching all the incoming pod's required affinity terms.
+    affinity: TopologyCounts = field(default_factory=TopologyCounts)
+    #: Pairs of existing pods matching the incoming pod's required anti-affinity terms.
+    anti_affinity: TopologyCounts = field(default_factory=TopologyCounts)
+
+    def clone(self) -> PreFilterState:
+        # The pod and its terms do not change, only the counts.
+        return PreFilterState(self.pod, self.info, self.existing_anti_affinity.clone(), self.affinity.clone(),
+                              self.anti_affinity.clone())
+
+    def update_with_pod(self, other: Pod, node: int, snapshot: Snapshot, multiplier: int) -> None:
+        """``updateWithPod``: count ``other``, on node index ``node``, in (``multiplier`` 1) or out (-1)."""
+        hits: list[tuple[TopologyCounts, str]] = []
+        anti = other.affinity.pod_anti_affinity
+        if anti is not None and anti.required:  # else pod_info(other) has no such terms
+            hits += [(self.existing_anti_affinity, term.topology_key)
+                     for term in pod_info(other).required_anti_affinity if term.matches(self.pod)]
+        if matches_all(other, self.info.required_affinity):
+            hits += [(self.affinity, term.topology_key) for term in self.info.required_affinity]
+        hits += [(self.anti_affinity, term.topology_key)
+                 for term in self.info.required_anti_affinity if term.matches(other)]
+        if hits:  # usually none: the node array is only worth building then
+            one = np.array([node], dtype=np.intp)
+            for counts, key in hits:
+                counts.add(snapshot, key, one, multiplier)
+
+
+def existing_anti_affinity_counts(pod: Pod, snapshot: Snapshot) -> TopologyCounts:
+    """``getTPMapMatchingExistingAntiAffinity``."""
+    counts = TopologyCounts()
+    table = snapshot.pod_table
+    index = existing_terms(snapshot)
+    if not len(index.rows):
+        return counts
+    chosen = (index.kinds == REQUIRED_ANTI_AFFINITY) & table.alive[index.rows]
+    if not chosen.any():
+        return counts
+    chosen &= index.matched_by(pod)
+    if not chosen.any():
+        return counts
+    add_by_key(counts, snapshot, index.keys, index.key_ids[chosen], table.node[index.rows[chosen]])
+    return counts
+
+
+def incoming_affinity_counts(info: PodInfo, snapshot: Snapshot) -> tuple[TopologyCounts, TopologyCounts]:
+    """``getTPMapMatchingIncomingAffinityAntiAffinity``: (affinity counts, anti-affinity counts)."""
+    affinity, anti = TopologyCounts(), TopologyCounts()
+    if not info.required_affinity and not info.required_anti_affinity:
+        return affinity, anti
+    table = snapshot.pod_table
+    rows = np.flatnonzero(table.alive)
+    if not len(rows):
+        return affinity, anti
+    nodes = table.node[rows]
+    if info.required_affinity:
+        all_match = np.ones(len(rows), dtype=bool)
+        for term in info.required_affinity:
+            all_match &= table_matches(term, table, rows)
+        if all_match.any():
+            for term in info.required_affinity:
+                affinity.add(snapshot, term.topology_key, nodes[all_match])
+    for term in info.required_anti_affinity:
+        matched = table_matches(term, table, rows)
+        if matched.any():
+            anti.add(snapshot, term.topology_key, nodes[matched])
+    return affinity, anti
+
+
+# --------------------------------------------------------------------------------------------
+# Filter
+# --------------------------------------------------------------------------------------------
+
+def satisfy_pod_affinity(state: PreFilterState, nodes: NodeSet) -> np.ndarray:
+    """``satisfyPodAffinity`` for every node of ``nodes``."""
+    terms = state.info.required_affinity
+    if not terms:
+        return np.ones(len(nodes), dtype=bool)
+    has_keys = np.ones(len(nodes), dtype=bool)
+    pods_exist = np.ones(len(nodes), dtype=bool)
+    for term in terms:
+        codes = nodes.label_column(term.topology_key)
+        has_keys &= codes >= 0
+        pods_exist &= state.affinity.lookup(term.topology_key, codes) > 0
+    if not pods_exist.all() and state.affinity.is_empty() and matches_all(state.pod, terms):
+        # The first pod of a series with affinity to itself: nothing to be near yet.
+        pods_exist[:] = True
+    return has_keys & pods_exist
+
+
+def satisfy_pod_anti_affinity(state: PreFilterState, nodes: NodeSet) -> np.ndarray:
+    """``satisfyPodAntiAffinity`` for every node of ``nodes``."""
+    ok = np.ones(len(nodes), dtype=bool)
+    for term in state.info.required_anti_affinity:
+        ok &= state.anti_affinity.lookup(term.topology_key, nodes.label_column(term.topology_key)) <= 0
+    return ok
+
+
+def satisfy_existing_pods_anti_affinity(state: PreFilterState, nodes: NodeSet) -> np.ndarray:
+    """``satisfyExistingPodsAntiAffinity``: no label pair of the node has a count."""
+    ok = np.ones(len(nodes), dtype=bool)
+    for key, array in state.existing_anti_affinity.arrays.items():
+        if array.any():
+            ok &= state.existing_anti_affinity.lookup(key, nodes.label_column(key)) <= 0
+    return ok
+
+
+FILTER_REASONS: list[tuple[str, ...]] = [
+    (),
+    (ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_AFFINITY_RULES_NOT_MATCH),
+    (ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH),
+    (ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH),
+]
+
+
+def filter_nodes(pre_filter: PreFilterState, nodes: NodeSet) -> FilterResult | None:
+    """Filter once PreFilter's state is at hand: the three checks in order, the first failure deciding."""
+    info = pre_filter.info
+    if (not info.required_affinity and not info.required_anti_affinity
+            and pre_filter.existing_anti_affinity.is_empty()):
+        return None  # no term to satisfy: the three checks below pass every node
+    # Later checks only decide nodes the earlier ones passed, as upstream returns early.
+    slot = np.zeros(len(nodes), dtype=np.int32)
+    for index, check in enumerate((satisfy_pod_affinity, satisfy_pod_anti_affinity,
+                                   satisfy_existing_pods_anti_affinity), start=1):
+        slot[(slot == 0) & ~check(pre_filter, nodes)] = index
+    if not slot.any():
+        return None
+    codes = np.where(slot == 1, np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), np.int8(Code.UNSCHEDULABLE))
+    codes = np.where(slot == 0, np.int8(Code.SUCCESS), codes).astype(np.int8)
+    return FilterResult(codes, list(FILTER_REASONS), slot)

@@ -1,0 +1,147 @@
+"""The InterPodAffinity plugin: its args and its hooks, which run :mod:`.filtering` and
+:mod:`.scoring` on the pod's terms (see the package docstring for the algorithm)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ruleset import ArgError, CycleState, FilterResult, NodeSet, Plugin, Snapshot, Status, arg_field, hookimpl
+from ruleset.api.pod import Pod
+from ruleset.plugins.interpodaffinity.filtering import (
+    PRE_FILTER_STATE_KEY,
+    PreFilterState,
+    existing_anti_affinity_counts,
+    filter_nodes,
+    incoming_affinity_counts,
+)
+from ruleset.plugins.interpodaffinity.scoring import (
+    PRE_SCORE_STATE_KEY,
+    PreScoreState,
+    normalize,
+    score_nodes,
+    topology_scores,
+)
+from ruleset.plugins.interpodaffinity.terms import affinity_term, pod_info
+from ruleset.selector import SelectorError
+
+NAME = "InterPodAffinity"
+MIN_HARD_POD_AFFINITY_WEIGHT = 0
+MAX_HARD_POD_AFFINITY_WEIGHT = 100
+
+
+@dataclass(frozen=True, slots=True)
+class InterPodAffinityArgs:
+    """``InterPodAffinityArgs`` of kubescheduler.config.k8s.io/v1beta1."""
+
+    hard_pod_affinity_weight: int = arg_field(
+        "hardPodAffinityWeight", 1, schema={"type": "integer"},
+        description="Score weight of each required affinity term of an existing pod that the incoming pod "
+                    "matches (0-100; 0 ignores those terms when scoring).")
+
+
+def _state_error(key: str) -> str:
+    return f'error reading "{key}" from cycleState: not found'
+
+
+class InterPodAffinity(Plugin):
+    """Keeps pods where their required pod affinity and anti-affinity, and existing pods'
+    anti-affinity, hold (PreFilter, Filter) and favours nodes near the pods they prefer
+    (PreScore, Score).
+    """
+
+    name = NAME
+    Args = InterPodAffinityArgs
+
+    @classmethod
+    def validate_args(cls, args: InterPodAffinityArgs) -> list[ArgError]:
+        """``ValidateInterPodAffinityArgs`` (v1.20)."""
+        weight = args.hard_pod_affinity_weight
+        if not MIN_HARD_POD_AFFINITY_WEIGHT <= weight <= MAX_HARD_POD_AFFINITY_WEIGHT:
+            return [ArgError(("hardPodAffinityWeight",),
+                             f"hardPodAffinityWeight: Invalid value: {weight}: not in valid range "
+                             f"[{MIN_HARD_POD_AFFINITY_WEIGHT}-{MAX_HARD_POD_AFFINITY_WEIGHT}]")]
+        return []
+
+    # ------------------------------------------------------------------ PreFilter
+    @hookimpl
+    def ruleset_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot) -> Status | None:
+        info = pod_info(pod)
+        if info.parse_error is not None:
+            return Status.unresolvable(f"parsing pod: {info.parse_error}")
+        affinity, anti = incoming_affinity_counts(info, snapshot)
+        state.write(PRE_FILTER_STATE_KEY,
+                    PreFilterState(pod, info, existing_anti_affinity_counts(pod, snapshot), affinity, anti))
+        return None
+
+    def _update(self, state: CycleState, other: Pod, node: int, snapshot: Snapshot,
+                multiplier: int) -> Status | None:
+        pre_filter: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
+        if pre_filter is None:
+            return Status.error(_state_error(PRE_FILTER_STATE_KEY))
+        pre_filter.update_with_pod(other, node, snapshot, multiplier)
+        return None
+
+    @hookimpl
+    def ruleset_pre_filter_add_pod(self, state: CycleState, pod_to_add: Pod, node: int,
+                                   snapshot: Snapshot) -> Status | None:
+        return self._update(state, pod_to_add, node, snapshot, 1)
+
+    @hookimpl
+    def ruleset_pre_filter_remove_pod(self, state: CycleState, pod_to_remove: Pod, node: int,
+                                      snapshot: Snapshot) -> Status | None:
+        return self._update(state, pod_to_remove, node, snapshot, -1)
+
+    # --------------------------------------------------------------------- Filter
+    @hookimpl
+    def ruleset_filter(self, state: CycleState, nodes: NodeSet) -> FilterResult | None:
+        pre_filter: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
+        if pre_filter is None:
+            return FilterResult.error(len(nodes), _state_error(PRE_FILTER_STATE_KEY))
+        return filter_nodes(pre_filter, nodes)
+
+    @hookimpl
+    def ruleset_queueing_hint(self, pod: Pod, placed: Pod) -> bool:
+        """Whether ``placed`` satisfies one of the parked ``pod``'s required pod affinity terms
+        (v1.20's ``getUnschedulablePodsWithMatchingAffinityTerm``); a term whose selector does
+        not parse is skipped."""
+        affinity = pod.affinity.pod_affinity
+        if affinity is None or not affinity.required:
+            return False
+        for term in affinity.required:
+            try:
+                if affinity_term(term, pod.namespace).matches(placed):
+                    return True
+            except SelectorError:
+                continue
+        return False
+
+    # ------------------------------------------------------------------- Scoring
+    @hookimpl
+    def ruleset_pre_score(self, state: CycleState, pod: Pod, nodes: NodeSet) -> Status | None:
+        if not len(nodes):
+            return None
+        info = pod_info(pod)
+        if info.parse_error is not None:
+            # Unreachable after PreFilter, which rejects the pod first.
+            return Status.error(f"parsing pod: {info.parse_error}")
+        state.write(PRE_SCORE_STATE_KEY,
+                    topology_scores(pod, info, nodes.snapshot, self.args.hard_pod_affinity_weight))
+        return None
+
+    @hookimpl
+    def ruleset_score(self, state: CycleState, nodes: NodeSet) -> np.ndarray:
+        pre_score: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
+        if pre_score is None:
+            raise LookupError(f'Error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        return score_nodes(pre_score, nodes)
+
+    @hookimpl
+    def ruleset_normalize_score(self, state: CycleState, scores: np.ndarray) -> np.ndarray | None:
+        pre_score: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
+        if pre_score is None:
+            raise LookupError(f'Error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        if not pre_score.counted:
+            return None
+        return normalize(scores)

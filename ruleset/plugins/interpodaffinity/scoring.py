@@ -1,0 +1,95 @@
+"""InterPodAffinity's PreScore, Score and NormalizeScore (upstream's ``interpodaffinity/scoring.go``):
+the weights of matching preferred and required terms summed per topology pair, and v1.20's
+normalization anchored at 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ruleset import MAX_NODE_SCORE, NodeSet, Snapshot
+from ruleset.api.pod import Pod
+from ruleset.plugins.interpodaffinity.filtering import TopologyCounts, add_by_key
+from ruleset.plugins.interpodaffinity.terms import (
+    PREFERRED_ANTI_AFFINITY,
+    REQUIRED_AFFINITY,
+    REQUIRED_ANTI_AFFINITY,
+    PodInfo,
+    existing_terms,
+    table_matches,
+)
+
+PRE_SCORE_STATE_KEY = "PreScoreInterPodAffinity"
+
+
+@dataclass
+class PreScoreState:
+    """``preScoreState``: per topology key, the summed weights per node label value.
+
+    Shared, not copied, by ``CycleState.clone`` (upstream's Clone returns itself).
+    """
+
+    topology_score: TopologyCounts
+    #: Whether any (pod, term) pair landed on a node with the term's key: upstream's map is
+    #: non-empty exactly then, and NormalizeScore leaves the scores alone otherwise (they are
+    #: all 0 in that case, so this only spares the arithmetic).
+    counted: bool
+
+
+def topology_scores(pod: Pod, info: PodInfo, snapshot: Snapshot, hard_weight: int) -> PreScoreState:
+    """PreScore's ``topologyScore`` over every assigned pod of the snapshot."""
+    scores = TopologyCounts()
+    counted = False
+    table = snapshot.pod_table
+    # The incoming pod's preferred terms, against every assigned pod.
+    if info.preferred_affinity or info.preferred_anti_affinity:
+        rows = np.flatnonzero(table.alive)
+        nodes = table.node[rows]
+        signed = [(w, 1) for w in info.preferred_affinity] + [(w, -1) for w in info.preferred_anti_affinity]
+        for weighted, sign in signed:
+            matched = table_matches(weighted.term, table, rows)
+            if matched.any():
+                value = weighted.weight * sign
+                counted |= scores.add(snapshot, weighted.term.topology_key, nodes[matched], value)
+    # The terms of assigned pods that declare affinity, against the incoming pod.
+    index = existing_terms(snapshot)
+    if len(index.rows):
+        chosen = table.alive[index.rows]
+        if hard_weight <= 0:
+            chosen &= index.kinds != REQUIRED_AFFINITY
+        chosen &= index.kinds != REQUIRED_ANTI_AFFINITY
+        if chosen.any():
+            chosen &= index.matched_by(pod)
+        if chosen.any():
+            kinds = index.kinds[chosen]
+            values = np.where(kinds == REQUIRED_AFFINITY, hard_weight, index.weights[chosen])
+            values = np.where(kinds == PREFERRED_ANTI_AFFINITY, -values, values)
+            counted |= add_by_key(scores, snapshot, index.keys, index.key_ids[chosen],
+                                  table.node[index.rows[chosen]], values)
+    return PreScoreState(scores, counted)
+
+
+def normalize(scores: np.ndarray) -> np.ndarray:
+    """v1.20 NormalizeScore arithmetic, anchored at 0 (see the package docstring)."""
+    scores = np.asarray(scores, dtype=np.int64)
+    if not len(scores):
+        return scores.copy()
+    max_count = max(0, int(scores.max()))
+    min_count = min(0, int(scores.min()))
+    diff = max_count - min_count
+    if diff <= 0:
+        return np.zeros(len(scores), dtype=np.int64)
+    # Go: float64(MaxNodeScore) * (float64(s-min) / float64(max-min)), then int64() truncates.
+    fraction = (scores - min_count).astype(np.float64) / np.float64(diff)
+    return (np.float64(MAX_NODE_SCORE) * fraction).astype(np.int64)
+
+
+def score_nodes(pre_score: PreScoreState, nodes: NodeSet) -> np.ndarray:
+    """Score once PreScore's state is at hand: per node, the sum over the counted keys of the
+    value at its own label."""
+    total = np.zeros(len(nodes), dtype=np.int64)
+    for key in pre_score.topology_score.arrays:
+        total += pre_score.topology_score.lookup(key, nodes.label_column(key))
+    return total

@@ -1,0 +1,95 @@
+"""What Filter and Score share (upstream's ``podtopologyspread/common.go``): the pod's constraints
+with their selectors parsed, the defaults that stand in when it declares none, and which
+nodes carry every constraint's topology key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ruleset import Snapshot
+from ruleset.api.pod import Pod, TopologySpreadConstraint
+from ruleset.plugins.helper.spread import default_selector, matching_pods_per_node
+from ruleset.selector import Selector, from_label_selector
+
+if TYPE_CHECKING:
+    from ruleset.plugins.podtopologyspread.args import DefaultConstraint
+
+DO_NOT_SCHEDULE = "DoNotSchedule"
+SCHEDULE_ANYWAY = "ScheduleAnyway"
+LABEL_HOSTNAME = "kubernetes.io/hostname"
+LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
+
+MAX_INT32 = 2**31 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class SpreadConstraint:
+    """``topologySpreadConstraint``: a constraint with its selector parsed."""
+
+    max_skew: int
+    topology_key: str
+    selector: Selector
+
+
+def filter_constraints(constraints: Sequence[TopologySpreadConstraint],
+                       action: str) -> list[SpreadConstraint]:
+    """``filterTopologySpreadConstraints``: the pod's constraints with ``action``, selectors parsed.
+
+    A nil selector parses to NOTHING (``LabelSelectorAsSelector``); an invalid one raises
+    SelectorError.
+    """
+    return [SpreadConstraint(c.max_skew, c.topology_key, from_label_selector(c.label_selector))
+            for c in constraints if c.when_unsatisfiable == action]
+
+
+def pod_constraints(pod: Pod, snapshot: Snapshot, action: str,
+                    defaults: Sequence[DefaultConstraint]) -> list[SpreadConstraint]:
+    """The pod's constraints with ``action``, or ``buildDefaultConstraints`` when it has none.
+
+    Raises SelectorError for an invalid selector of the pod's own constraints.
+    """
+    if pod.topology_spread_constraints:
+        return filter_constraints(pod.topology_spread_constraints, action)
+    # buildDefaultConstraints: the defaults carry no selector (validation forbids one),
+    # so parsing theirs cannot fail; DefaultSelector(pod) replaces it.
+    chosen = [c for c in defaults if c.when_unsatisfiable == action]
+    if not chosen:
+        return []
+    selector = default_selector(pod, snapshot)
+    if selector.empty():
+        return []
+    return [SpreadConstraint(c.max_skew, c.topology_key, selector) for c in chosen]
+
+
+class CountCache:
+    """Per-node matching counts, computed once per distinct selector within one hook call."""
+
+    def __init__(self, snapshot: Snapshot, namespace: str):
+        self.snapshot = snapshot
+        self.namespace = namespace
+        self._counts: dict[Selector, np.ndarray] = {}
+
+    def __call__(self, selector: Selector) -> np.ndarray:
+        counts = self._counts.get(selector)
+        if counts is None:
+            counts = self._counts[selector] = matching_pods_per_node(self.snapshot, selector, self.namespace)
+        return counts
+
+
+def has_all_keys(snapshot: Snapshot, constraints: Sequence[SpreadConstraint],
+                 rows: np.ndarray | None = None) -> np.ndarray:
+    """``nodeLabelsMatchSpreadConstraints`` for the given nodes (all when ``rows`` is None)."""
+    n = snapshot.num_nodes if rows is None else len(rows)
+    ok = np.ones(n, dtype=bool)
+    for c in constraints:
+        column = snapshot.node_labels.column(c.topology_key)
+        if column is None:
+            return np.zeros(n, dtype=bool)
+        ok &= (column if rows is None else column[rows]) >= 0
+    return ok
+

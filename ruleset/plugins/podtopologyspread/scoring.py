@@ -1,0 +1,133 @@
+"""PodTopologySpread's PreScore, Score and NormalizeScore (upstream's ``podtopologyspread/scoring.go``):
+the matching pods per topology pair of the pod's ``ScheduleAnyway`` constraints, weighted
+by ``log(size + 2)``, and the normalization that favours the least crowded domains.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ruleset import MAX_NODE_SCORE, NodeSet
+from ruleset.api.pod import Pod
+from ruleset.plugins.helper.normalize import go_div
+from ruleset.plugins.podtopologyspread.common import (
+    LABEL_HOSTNAME,
+    CountCache,
+    SpreadConstraint,
+    has_all_keys,
+)
+from ruleset.plugins.podtopologyspread.helpers import node_affinity_mask, topology_normalizing_weight
+
+PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
+#: NormalizeScore's marker for ignored nodes (``invalidScore``).
+INVALID_SCORE = -1
+
+
+@dataclass
+class PreScoreState:
+    """``preScoreState``: the ScheduleAnyway constraints, ignored nodes and pair counts.
+
+    ``ignored`` is indexed by snapshot node (``IgnoredNodes``); ``pair_counts[key]`` by the
+    code of a value of ``key`` (``TopologyPairToPodCounts``, zero where no pair exists);
+    ``node_counts[i]`` is constraint i's matching pods per node, read for hostname.
+    """
+
+    constraints: tuple[SpreadConstraint, ...] = ()
+    ignored: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    pair_exists: dict[str, np.ndarray] = field(default_factory=dict)
+    pair_counts: dict[str, np.ndarray] = field(default_factory=dict)
+    node_counts: list[np.ndarray] = field(default_factory=list)
+    weights: tuple[float, ...] = ()
+    values: dict[str, list[str]] = field(default_factory=dict)
+
+    def topology_pair_counts(self) -> dict[tuple[str, str], int]:
+        """``TopologyPairToPodCounts`` as a mapping, for reports and tests."""
+        return {(key, self.values[key][code]): int(self.pair_counts[key][code])
+                for key, exists in self.pair_exists.items() for code in np.flatnonzero(exists)}
+
+
+def pre_score_state(pod: Pod, nodes: NodeSet, constraints: list[SpreadConstraint]) -> PreScoreState:
+    """``initPreScoreState`` and PreScore's counting over all nodes."""
+    snapshot = nodes.snapshot
+    ignored = np.zeros(snapshot.num_nodes, dtype=bool)
+    if not constraints:
+        return PreScoreState(ignored=ignored)
+    scored = has_all_keys(snapshot, constraints, nodes.indices)
+    ignored[nodes.indices[~scored]] = True
+    candidates = nodes.indices[scored]
+    eligible = has_all_keys(snapshot, constraints)
+    affinity = node_affinity_mask(pod, snapshot)
+    if affinity is not None:
+        eligible &= affinity
+    per_node = CountCache(snapshot, pod.namespace)
+    state = PreScoreState(tuple(constraints), ignored)
+    weights = []
+    for c in constraints:
+        key = c.topology_key
+        state.node_counts.append(per_node(c.selector))
+        if key == LABEL_HOSTNAME:
+            weights.append(topology_normalizing_weight(len(candidates)))
+            continue
+        column = snapshot.node_labels.column(key)
+        size = 0
+        exists = state.pair_exists.get(key)
+        if exists is None:
+            # Pairs come from the scored nodes; only the first constraint of a key
+            # creates them, so only it counts them into its topology size.
+            values = state.values[key] = snapshot.node_labels.vocabulary(key)
+            exists = state.pair_exists[key] = np.zeros(len(values), dtype=bool)
+            if column is not None:
+                exists[column[candidates]] = True
+            size = int(exists.sum())
+            state.pair_counts[key] = np.zeros(len(values), dtype=np.int64)
+        weights.append(topology_normalizing_weight(size))
+        if column is None or not exists.any():
+            continue
+        # Every constraint adds its matching pods into the pairs of its key, on the nodes
+        # that match the pod's node affinity and carry every key.
+        codes = column[eligible]
+        matches = state.node_counts[-1][eligible]
+        keep = exists[codes]
+        state.pair_counts[key] += np.bincount(codes[keep], weights=matches[keep],
+                                              minlength=len(exists)).astype(np.int64)
+    state.weights = tuple(weights)
+    return state
+
+
+def score_nodes(current: PreScoreState, nodes: NodeSet) -> np.ndarray:
+    """Score once PreScore's state is at hand: ``Σ cnt·log(size+2) + (maxSkew-1)``, truncated."""
+    score = np.zeros(len(nodes), dtype=np.float64)
+    if not current.constraints:
+        return score.astype(np.int64)
+    ignored = current.ignored[nodes.indices]
+    for i, c in enumerate(current.constraints):
+        if c.topology_key == LABEL_HOSTNAME:
+            count = current.node_counts[i][nodes.indices]
+        else:
+            column = nodes.label_column(c.topology_key)
+            count = np.zeros(len(nodes), dtype=np.int64)
+            labelled = column >= 0  # every node that is not ignored
+            count[labelled] = current.pair_counts[c.topology_key][column[labelled]]
+        # scoreForCount, added in Go's order: (cnt*weight + (maxSkew-1)), then into the sum.
+        score = score + (count.astype(np.float64) * current.weights[i] + float(c.max_skew - 1))
+    return np.where(ignored, 0, np.trunc(score)).astype(np.int64)
+
+
+def normalize_scores(current: PreScoreState, nodes: NodeSet, scores: np.ndarray) -> np.ndarray:
+    """NormalizeScore once PreScore's state is at hand (ignored nodes score 0)."""
+    scores = np.array(scores, dtype=np.int64)
+    ignored = current.ignored[nodes.indices] if len(current.ignored) else np.zeros(len(nodes), dtype=bool)
+    scores[ignored] = INVALID_SCORE
+    valid = scores[~ignored]
+    # A node that is not ignored but scored -1 (maxSkew 0, no pods) still counts in
+    # min/max and then reads as "invalid", exactly as upstream's sentinel does.
+    min_score = int(valid.min()) if len(valid) else 2**63 - 1
+    max_score = max(0, int(valid.max())) if len(valid) else 0
+    if max_score == 0:
+        out = np.full(len(scores), MAX_NODE_SCORE, dtype=np.int64)
+    else:
+        out = go_div(MAX_NODE_SCORE * (max_score + min_score - scores), max_score)
+    out[scores == INVALID_SCORE] = 0
+    return out
