@@ -28,7 +28,7 @@ class _VersionAction(argparse.Action):
                          help="show program's version number and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
-        from ruleset.cli.output import package_version
+        from ruleset.jsonout import package_version
 
         print(f"{parser.prog} {package_version('unknown')}")
         parser.exit()

@@ -1,36 +1,20 @@
-"""Shared output helpers: versioned JSON, atomic file writes, the installed version."""
+"""What the commands write: versioned JSON on stdout, and files written atomically."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-#: Every JSON document the tool writes carries this version; bump it on incompatible change.
-SCHEMA_VERSION = 1
-
-
-def dump_json(document: dict[str, Any]) -> str:
-    """Serialise a JSON document with ``schemaVersion`` first."""
-    return json.dumps({"schemaVersion": SCHEMA_VERSION, **document}, indent=2, ensure_ascii=False)
+from ruleset.jsonout import dump_json
 
 
 def print_json(document: dict[str, Any]) -> None:
+    """``document`` on stdout, ``schemaVersion`` first."""
     sys.stdout.write(dump_json(document) + "\n")
-
-
-def package_version(fallback: str) -> str:
-    """The installed ``ruleset`` distribution's version; ``fallback`` when not installed (a bare checkout)."""
-    try:
-        from importlib.metadata import version  # slow to import: only when asked
-
-        return version("ruleset")
-    except Exception:
-        return fallback
 
 
 def refuse_existing(paths: list[Path], force: bool) -> None:

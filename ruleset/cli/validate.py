@@ -11,8 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-#: Kept here (not imported from ruleset.validate) so that building the parser stays cheap.
-FORMATS = ("text", "json", "github", "junit", "sarif")
+from ruleset.validate import FORMATS
 
 
 def register(subparsers: Any) -> None:
@@ -23,7 +22,7 @@ def register(subparsers: Any) -> None:
                     "profile names across the files. Reports every problem with file:line:col.")
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="profile files, folders (every *.toml inside, recursively) or glob patterns")
-    parser.add_argument("--output", "-o", choices=FORMATS, default="text",
+    parser.add_argument("--output", "-o", choices=list(FORMATS), default="text",
                         help="text (compiler style, default), json, github (workflow annotations), junit, "
                              "sarif")
     parser.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")

@@ -10,7 +10,7 @@ call the methods of their instances directly, through tables built from this ans
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from typing import Any
 
 import pluggy
 
@@ -27,16 +27,26 @@ class ClassHooks:
     problem: str | None = None
 
 
-@cache
+_checked: dict[type, ClassHooks] = {}
+
+
 def class_hooks(cls: type) -> ClassHooks:
-    """Check ``cls``'s hook methods against the specs with a throwaway pluggy manager."""
+    """Check ``cls``'s hook methods against the specs with a throwaway pluggy manager (once per class)."""
+    found = _checked.get(cls)
+    if found is None:
+        found = _checked[cls] = _check(cls)
+    return found
+
+
+def _check(cls: type) -> ClassHooks:
     manager = pluggy.PluginManager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs.ExtensionPointSpecs)
     name = getattr(cls, "name", cls.__qualname__)
     try:
         # An instance that skipped __init__: pluggy only reads the methods, and a constructor
         # needs args and a handle that conformance has nothing to do with.
-        manager.register(cls.__new__(cls), name=name)
+        new: Any = cls.__new__
+        manager.register(new(cls), name=name)
         manager.check_pending()
     except pluggy.PluginValidationError as exc:
         return ClassHooks({}, str(exc))

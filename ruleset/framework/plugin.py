@@ -53,8 +53,8 @@ class Plugin:
     with args sets :attr:`Args`, a frozen dataclass whose fields are built with
     :func:`ruleset.arg_field` (each with its Kubernetes key, JSON Schema and description,
     from which :attr:`args_schema` is derived), and overrides :meth:`validate_args` for the
-    rules a schema cannot say (with Kubernetes' messages). The class docstring's first line
-    describes the plugin to editors (``ruleset schema``).
+    rules a schema cannot say (with Kubernetes' messages). The class docstring's first
+    paragraph describes the plugin to editors (``ruleset schema``).
     """
 
     #: The framework name, e.g. ``"NodeLabel"``.
@@ -121,7 +121,8 @@ class Plugin:
         return f"<{type(self).__name__} plugin {self.name!r}>"
 
 
-def check_plugin_args(cls: type[Plugin], raw: Mapping[str, Any]) -> tuple[Any, list[tuple[tuple, str]]]:
+def check_plugin_args(cls: type[Plugin],
+                      raw: Mapping[str, Any]) -> tuple[Any, list[tuple[tuple[str | int, ...], str]]]:
     """Parse and semantically validate a plugin's (schema-valid) args, as kube-scheduler's
     ``ValidateXxxArgs`` would: the args object and ``(path within args, message)`` per problem."""
     args, errors = cls.check_args(raw)

@@ -154,19 +154,22 @@ class Framework:
 
     # ------------------------------------------------------------ helpers
     def _each(self, hook: str, failure: str, decide: Callable[[Step, Any], Any], kwargs: dict[str, Any],
-              done: Any = SUCCESS) -> Any:
+              done: Any = SUCCESS, returns: type = Status) -> Any:
         """Run the plugins of ``hook`` in order until ``decide`` returns something other than None.
 
-        ``decide(step, returned)`` turns what a plugin returned into the outcome (None: go
-        on to the next plugin); ``done`` is the outcome when every plugin went on. A plugin
-        that raises ends the run with an Error naming it, worded by ``failure`` (a format
-        string over ``plugin`` and ``error``).
+        ``decide(step, returned)`` turns what a plugin returned (None or a ``returns``) into
+        the outcome (None: go on to the next plugin); ``done`` is the outcome when every
+        plugin went on. A plugin that raises, or returns anything else, ends the run with an
+        Error naming it, worded by ``failure`` (a format string over ``plugin`` and ``error``).
         """
         for step in self.tables[hook]:
             try:
                 returned = step(**kwargs)
             except Exception as exc:
                 return _failed(step, failure.format(plugin=step.plugin, error=describe(exc)))
+            if returned is not None and not isinstance(returned, returns):
+                error = f"returned {returned!r:.80}, not a {returns.__name__}"
+                return _failed(step, failure.format(plugin=step.plugin, error=error))
             outcome = decide(step, returned)
             if outcome is not None:
                 return outcome
@@ -178,7 +181,7 @@ class Framework:
 
     def run_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot) -> Status:
         def decide(step: Step, returned: Status | None) -> Status | None:
-            status = _as_status(step, returned, "PreFilter")
+            status = _as_status(returned)
             if status.is_success:
                 return None
             if status.is_unschedulable:
@@ -202,7 +205,7 @@ class Framework:
 
     def _run_extension(self, hook: str, kwargs: dict[str, Any]) -> Status:
         def decide(step: Step, returned: Status | None) -> Status | None:
-            status = _as_status(step, returned, hook)
+            status = _as_status(returned)
             if status.is_success:
                 return None
             return _failed(step, f"running {hook} of plugin {step.plugin!r}: {status.message()}")
@@ -296,7 +299,7 @@ class Framework:
             return True if returned else None
 
         outcome = self._each("ruleset_queueing_hint", "{plugin}: {error}", decide,
-                             {"pod": pod, "placed": placed}, done=False)
+                             {"pod": pod, "placed": placed}, done=False, returns=object)
         return outcome is not False
 
     def run_post_filter(self, state: CycleState, pod: Pod, statuses: NodeStatuses) -> PostFilterResult | None:
@@ -312,14 +315,15 @@ class Framework:
             return None
 
         outcome = self._each("ruleset_post_filter", "running PostFilter plugin {plugin!r}: {error}", decide,
-                             {"state": state, "pod": pod, "statuses": statuses}, done=None)
+                             {"state": state, "pod": pod, "statuses": statuses}, done=None,
+                             returns=PostFilterResult)
         if isinstance(outcome, Status):  # the plugin raised
             return PostFilterResult(status=outcome)
         return outcome if outcome is not None else (last[0] if last else None)
 
     def run_pre_score(self, state: CycleState, pod: Pod, nodes: NodeSet) -> Status:
         def decide(step: Step, returned: Status | None) -> Status | None:
-            status = _as_status(step, returned, "PreScore")
+            status = _as_status(returned)
             if status.is_success:
                 return None
             return _failed(step, f"running PreScore plugin {step.plugin!r}: {status.message()}")
@@ -357,7 +361,7 @@ class Framework:
 
     def _run_node_hooks(self, hook: str, title: str, state: CycleState, pod: Pod, node: str) -> Status:
         def decide(step: Step, returned: Status | None) -> Status | None:
-            status = _as_status(step, returned, title)
+            status = _as_status(returned)
             return None if status.is_success else status.with_plugin(step.plugin)
 
         return self._each(hook, f"running {title} plugin {{plugin!r}}: {{error}}", decide,
@@ -373,7 +377,7 @@ class Framework:
 
     def run_permit(self, state: CycleState, pod: Pod, node: str) -> Status:
         def decide(step: Step, returned: Status | None) -> Status | None:
-            status = _as_status(step, returned, "Permit")
+            status = _as_status(returned)
             if status.is_success:
                 return None
             if status.is_unschedulable:
@@ -393,7 +397,7 @@ class Framework:
 
     def run_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
         def decide(step: Step, returned: Status | None) -> Status | None:
-            status = _as_status(step, returned, "Bind")
+            status = _as_status(returned)
             return None if status.code == Code.SKIP else status.with_plugin(step.plugin)
 
         return self._each("ruleset_bind", "running Bind plugin {plugin!r}: {error}", decide,
@@ -410,14 +414,9 @@ def _failed(step: Step, message: str) -> Status:
     return Status(Code.ERROR, (message,), step.plugin)
 
 
-def _as_status(step: Step, returned: Status | None, title: str) -> Status:
-    """What a Status-returning hook gave: None is Success, and what is not a Status the plugin's Error."""
-    if returned is None:
-        return SUCCESS
-    if isinstance(returned, Status):
-        return returned
-    return Status(Code.ERROR, (f"{title} plugin {step.plugin!r} returned {returned!r:.80}, not a Status",),
-                  step.plugin)
+def _as_status(returned: Status | None) -> Status:
+    """Hooks may return None for Success."""
+    return SUCCESS if returned is None else returned
 
 
 def _filter_error(step: Step, pod: Pod, detail: str) -> Status:

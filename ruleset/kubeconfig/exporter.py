@@ -38,6 +38,7 @@ from typing import Any
 
 import yaml
 
+from ruleset.framework.defaults import RULES_PLUGIN
 from ruleset.framework.points import EXTENSION_POINTS, POINT_KEYS
 from ruleset.framework.runtime import Framework
 from ruleset.kubeconfig.catalogue import (
@@ -170,8 +171,8 @@ def _entries(
     fit: _Entry | None = None
     strategy_plugin: str | None = None
     for index, (name, config) in enumerate(framework.configs.items()):
-        if name == "Rules" and profile.rules:
-            continue
+        if name == RULES_PLUGIN and profile.rules:
+            continue  # its rules are refused one by one above
         cls = registry.get(name)
         assert cls is not None
         ours = framework.points[name]

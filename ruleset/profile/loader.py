@@ -81,16 +81,17 @@ def read_profile_file(path: Path) -> ProfileFile:
         pf.text = raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         line_start = raw.rfind(b"\n", 0, exc.start) + 1
-        column = len(raw[line_start:exc.start].decode("utf-8", errors="replace")) + 1
-        line = raw.count(b"\n", 0, exc.start) + 1
-        pf.problems.append(Problem(f"not UTF-8 text: {exc.reason}", file=str(path), line=line, column=column,
+        before = raw[line_start:exc.start].decode("utf-8", errors="replace")
+        pf.problems.append(Problem(f"not UTF-8 text: {exc.reason}", file=str(path),
+                                   line=raw.count(b"\n", 0, exc.start) + 1, column=len(before) + 1,
                                    code="toml-syntax"))
         return pf
     try:
         pf.data = tomllib.loads(pf.text)
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
-        line = column = None
+        line: int | None = None
+        column: int | None = None
         match = _TOML_POSITION.search(message)
         if match:
             line, column = int(match.group(1)), int(match.group(2))
@@ -175,7 +176,7 @@ def _schema_problems(pf: ProfileFile, registry: PluginRegistry) -> None:
         elif keyword == "type":
             wanted = error.validator_value
             wanted = wanted if isinstance(wanted, list) else [wanted]
-            words = " or ".join(_TYPE_WORDS.get(t, t) for t in wanted)
+            words = " or ".join(_TYPE_WORDS.get(t, str(t)) for t in wanted)
             pf.problem(path, f"expected {words}, got {_type_name(error.instance)} ({error.instance!r})",
                        "invalid-type", value=True)
         elif keyword == "required":

@@ -219,7 +219,7 @@ class Scheduler:
             return _aborted(result, status)
         if self.framework.has("ruleset_score"):
             table, status = self.framework.run_score(state, pod, nodes)
-            if not status.is_success:
+            if table is None or not status.is_success:
                 return _aborted(result, status)
             result.scores = table
             total = table.total

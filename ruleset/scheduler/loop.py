@@ -8,6 +8,7 @@ the pod, and act on what preemption decided.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ruleset.framework.status import Code
@@ -118,7 +119,7 @@ def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> Sc
                 run.placements.append(Placement(pod, result.node, result.score, attempts=info.attempts))
                 run.events.append(Event("scheduled", pod.key, result.node,
                                         {"score": result.score, "attempt": info.attempts}))
-                queue.activate(lambda waiting, placed=pod: framework.worth_retrying(waiting, placed))
+                queue.activate(partial(_worth_retrying, framework, placed=pod))
                 continue
             reason = status.message()
         else:
@@ -144,6 +145,10 @@ def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> Sc
     for info in queue.unschedulable.values():
         run.placements.append(Placement(info.pod, None, reason=info.last_failure, attempts=info.attempts))
     return run
+
+
+def _worth_retrying(framework: Framework, waiting: Pod, placed: Pod) -> bool:
+    return framework.worth_retrying(waiting, placed)
 
 
 def _preempt(run: ScheduleRun, scheduler: Scheduler, queue: SchedulingQueue, pod: Pod,

@@ -2,24 +2,41 @@
 
 :func:`~ruleset.validate.checks.validate_files` does the checking (see
 :mod:`ruleset.validate.checks`); :func:`render` turns its :class:`Report` into one of
-:data:`FORMATS`, each written by its own module in :mod:`ruleset.validate.formats`.
+:data:`FORMATS`, each written by its own module of :mod:`ruleset.validate.formats`.
+
+This module stays cheap to import (the command line builds its ``--output`` choices from
+:data:`FORMATS`); the checking code is imported when first used.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, Any
 
-from ruleset.validate.checks import FileResult, Report, expand_paths, validate_files
+if TYPE_CHECKING:
+    from ruleset.validate.checks import FileResult, Report, expand_paths, validate_files
 
 __all__ = ["FORMATS", "FileResult", "Report", "expand_paths", "render", "validate_files"]
 
-#: Output formats, each a module of :mod:`ruleset.validate.formats` with ``render(report) -> str``.
-FORMATS = ("text", "json", "github", "junit", "sarif")
+#: Output format -> the module that renders it (``render(report) -> str``); the one list of formats.
+FORMATS: dict[str, str] = {
+    "text": "ruleset.validate.formats.text",
+    "json": "ruleset.validate.formats.json",
+    "github": "ruleset.validate.formats.github",
+    "junit": "ruleset.validate.formats.junit",
+    "sarif": "ruleset.validate.formats.sarif",
+}
 
 
 def render(report: Report, output: str) -> str:
     """The report in format ``output`` (one of :data:`FORMATS`), ending with a newline."""
     if output not in FORMATS:
         raise ValueError(f"unknown output format {output!r}")
-    module = importlib.import_module(f"ruleset.validate.formats.{output}")
-    return module.render(report)
+    rendered: str = importlib.import_module(FORMATS[output]).render(report)
+    return rendered
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("FileResult", "Report", "expand_paths", "validate_files"):
+        return getattr(importlib.import_module("ruleset.validate.checks"), name)
+    raise AttributeError(f"module 'ruleset.validate' has no attribute {name!r}")

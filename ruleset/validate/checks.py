@@ -117,7 +117,7 @@ def expand_paths(arguments: Iterable[str]) -> list[Path]:
 
 
 def _toml_files(folder: Path) -> list[Path]:
-    found = []
+    found: list[Path] = []
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         found.extend(Path(root) / name for name in sorted(files) if name.endswith(".toml"))

@@ -180,3 +180,38 @@ def test_two_queue_sort_plugins_are_rejected():
     with pytest.raises(FrameworkError) as info:
         framework_for(["PrioritySort", "OtherSort"], registry)
     assert [p.message for p in info.value.problems] == ["only one queue sort plugin can be enabled"]
+
+
+class Misbehaving(Plugin):
+    """Every Status-returning hook returns something that is not a Status, or raises."""
+
+    name = "Misbehaving"
+
+    @hookimpl
+    def ruleset_pre_filter(self):
+        return True
+
+    @hookimpl
+    def ruleset_reserve(self):
+        return "reserved"
+
+    @hookimpl
+    def ruleset_post_filter(self):
+        raise KeyError("lost")
+
+
+@pytest.mark.parametrize(("run", "expected"), [
+    pytest.param(lambda fw, pod, state: fw.run_pre_filter(state, pod, fw.handle.snapshot),
+                 "running PreFilter plugin 'Misbehaving': returned True, not a Status", id="pre-filter"),
+    pytest.param(lambda fw, pod, state: fw.run_reserve(state, pod, "n1"),
+                 "running Reserve plugin 'Misbehaving': returned 'reserved', not a Status", id="reserve"),
+    pytest.param(lambda fw, pod, state: fw.run_post_filter(state, pod, None).status,
+                 "running PostFilter plugin 'Misbehaving': KeyError: 'lost'", id="post-filter"),
+])
+def test_a_hook_returning_what_it_cannot_is_that_plugins_error(run, expected):
+    from ruleset.framework.cycle_state import CycleState
+
+    state = build_cluster([make_node("n1")])
+    fw = framework_for(["Misbehaving"], registry_with(Misbehaving), snapshot=state.snapshot)
+    status = run(fw, decode(make_pod()), CycleState())
+    assert (status.code, status.plugin, status.message()) == (Code.ERROR, "Misbehaving", expected)

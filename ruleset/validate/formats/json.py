@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ruleset.cli.output import dump_json
+from ruleset.jsonout import dump_json
 from ruleset.validate.checks import Report
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ruleset.cli.output import package_version
 from ruleset.errors import Problem
+from ruleset.jsonout import package_version
 from ruleset.validate.checks import Report
 from ruleset.validate.codes import CODES, severity_of, summary_of
 from ruleset.validate.formats.text import describe
