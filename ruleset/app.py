@@ -5,22 +5,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ruleset import bundled
 from ruleset.api.pod import Pod
 from ruleset.cluster import ClusterState, build_cluster_state, global_default, resolve_priority
+from ruleset.config import Profile
 from ruleset.errors import Problem, RulesetError
 from ruleset.framework.plugin import Handle
 from ruleset.framework.runtime import Framework
 from ruleset.manifests import Cluster, load_manifests
 from ruleset.pluginmanager import PluginRegistry, load_registry
 from ruleset.profile.loader import ProfileCheck, check_profile_argument
-from ruleset.profile.model import Profile
 from ruleset.scheduler import Scheduler, ScheduleResult, SchedulingQueue, nominate_pending
 
 
 def load_cluster(paths: list[str] | None, extra_pod_files: list[str] | None = None) -> Cluster:
     """Load cluster manifests (the bundled demo cluster when none are given)."""
-    from ruleset import bundled
-
     files = list(paths) if paths else [str(bundled.demo_cluster())]
     return load_manifests([*files, *(extra_pod_files or [])])
 

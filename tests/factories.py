@@ -12,12 +12,12 @@ from typing import Any
 from ruleset.api.decode import DecodeContext
 from ruleset.api.pod import Pod, decode_pod
 from ruleset.cluster import ClusterState, build_cluster_state, resolve_priority
+from ruleset.config import PluginConfig, Profile
 from ruleset.errors import Problem, RulesetError
 from ruleset.framework.plugin import Handle
 from ruleset.framework.runtime import Framework
 from ruleset.manifests import decode_documents
 from ruleset.pluginmanager import load_registry
-from ruleset.profile.model import PluginConfig, Profile
 from ruleset.scheduler import Scheduler, ScheduleResult
 from ruleset.snapshot import Snapshot
 

@@ -4,12 +4,12 @@ import textwrap
 
 import pytest
 
+from ruleset.config import Profile, RuleConfig
 from ruleset.errors import RulesetError
 from ruleset.framework.runtime import Framework, FrameworkError
 from ruleset.pluginmanager import load_registry
 from ruleset.plugins.rules import CompiledRule, applicable, compile_rule
 from ruleset.profile.loader import check_profile, load_profile
-from ruleset.profile.model import Profile, RuleConfig
 from ruleset.selector import Selector, parse
 from tests.factories import decode, make_pod
 
@@ -159,7 +159,7 @@ def test_a_replaced_inherited_rule_is_not_checked(tmp_path):
 
 
 def test_rule_problems_of_rules_built_in_code_use_their_origin():
-    from ruleset.profile.model import Profile
+    from ruleset.config import Profile
 
     rules = [RuleConfig("ok", require="a"), RuleConfig("bad", prefer="a b")]
     problems = rule_problems(Profile(name="x", rules=rules))

@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from ruleset.config import PluginConfig, Profile, Source
 from ruleset.framework.points import effective_points
-from ruleset.profile.model import PluginConfig, Profile, Source
 
 if TYPE_CHECKING:
     from ruleset.pluginmanager import PluginRegistry

@@ -28,10 +28,11 @@ class ClassHooks:
 
 
 _checked: dict[type, ClassHooks] = {}
+_manager: pluggy.PluginManager | None = None
 
 
 def class_hooks(cls: type) -> ClassHooks:
-    """Check ``cls``'s hook methods against the specs with a throwaway pluggy manager (once per class)."""
+    """Check ``cls``'s hook methods against the specs (once per class)."""
     found = _checked.get(cls)
     if found is None:
         found = _checked[cls] = _check(cls)
@@ -39,19 +40,31 @@ def class_hooks(cls: type) -> ClassHooks:
 
 
 def _check(cls: type) -> ClassHooks:
-    manager = pluggy.PluginManager(hookspecs.PROJECT)
-    manager.add_hookspecs(hookspecs.ExtensionPointSpecs)
+    global _manager
+    if _manager is None:  # one manager for every class: adding the specs is the costly part
+        _manager = pluggy.PluginManager(hookspecs.PROJECT)
+        _manager.add_hookspecs(hookspecs.ExtensionPointSpecs)
+    manager = _manager
     name = getattr(cls, "name", cls.__qualname__)
     try:
         # An instance that skipped __init__: pluggy only reads the methods, and a constructor
         # needs args and a handle that conformance has nothing to do with.
         new: Any = cls.__new__
-        manager.register(new(cls), name=name)
+        instance = new(cls)
+    except Exception as exc:  # a class pluggy cannot even inspect
+        return ClassHooks({}, f"cannot read its hooks: {type(exc).__name__}: {exc}")
+    try:
+        # Alone in the manager while it is checked, so check_pending speaks of this class only.
+        manager.register(instance, name=name)
         manager.check_pending()
     except pluggy.PluginValidationError as exc:
         return ClassHooks({}, str(exc))
-    except Exception as exc:  # a class pluggy cannot even inspect
+    except Exception as exc:
         return ClassHooks({}, f"cannot read its hooks: {type(exc).__name__}: {exc}")
-    argnames = {hook: tuple(impl.argnames) for hook in HOOKS
-                for impl in getattr(manager.hook, hook).get_hookimpls()}
-    return ClassHooks(argnames)
+    else:
+        argnames = {hook: tuple(impl.argnames) for hook in HOOKS
+                    for impl in getattr(manager.hook, hook).get_hookimpls()}
+        return ClassHooks(argnames)
+    finally:
+        if manager.is_registered(instance):
+            manager.unregister(instance)

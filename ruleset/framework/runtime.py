@@ -32,10 +32,10 @@ from ruleset.snapshot import NodeSet
 
 if TYPE_CHECKING:
     from ruleset.api.pod import Pod
+    from ruleset.config import PluginConfig, Profile
     from ruleset.framework.cycle_state import CycleState
     from ruleset.framework.types import QueuedPodInfo
     from ruleset.pluginmanager import PluginRegistry
-    from ruleset.profile.model import PluginConfig, Profile
     from ruleset.snapshot import Snapshot
 
 # Codes as plain ints: numpy compares an array with an IntEnum member several times slower.
@@ -44,7 +44,7 @@ _UNSCHEDULABLE = int(Code.UNSCHEDULABLE)
 _UNRESOLVABLE = int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
 
-def describe(exc: BaseException) -> str:
+def _describe(exc: BaseException) -> str:
     """An exception as one line: ``Type: message``."""
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
@@ -121,8 +121,9 @@ class Framework:
             try:
                 instance = planned.cls(planned.args, self.handle)
             except Exception as exc:  # a third-party constructor must not take the run down
-                problems.append(config.origin.problem(f"initializing plugin {config.name!r}: {describe(exc)}",
-                                                      f"plugins.{config.name}", "plugin-init-failed"))
+                message = f"initializing plugin {config.name!r}: {_describe(exc)}"
+                problems.append(config.origin.problem(message, f"plugins.{config.name}",
+                                                      "plugin-init-failed"))
                 continue
             self.plugins[config.name] = instance
             self.configs[config.name] = config
@@ -153,24 +154,25 @@ class Framework:
         raise KeyError(label)
 
     # ------------------------------------------------------------ helpers
-    def _each(self, hook: str, failure: str, decide: Callable[[Step, Any], Any], kwargs: dict[str, Any],
-              done: Any = SUCCESS, returns: type = Status) -> Any:
+    def _each(self, hook: str, failure: str, decide: Callable[[Step, Any, dict[str, Any]], Any],
+              kwargs: dict[str, Any], done: Any = SUCCESS, returns: type = Status) -> Any:
         """Run the plugins of ``hook`` in order until ``decide`` returns something other than None.
 
-        ``decide(step, returned)`` turns what a plugin returned (None or a ``returns``) into
-        the outcome (None: go on to the next plugin); ``done`` is the outcome when every
-        plugin went on. A plugin that raises, or returns anything else, ends the run with an
-        Error naming it, worded by ``failure`` (a format string over ``plugin`` and ``error``).
+        ``decide(step, returned, kwargs)`` turns what a plugin returned (None or a
+        ``returns``) into the outcome (None: go on to the next plugin); ``done`` is the
+        outcome when every plugin went on. A plugin that raises, or returns anything else,
+        ends the run with an Error naming it, worded by ``failure`` (a format string over
+        ``plugin`` and ``error``).
         """
         for step in self.tables[hook]:
             try:
-                returned = step(**kwargs)
+                returned = step.function(*[kwargs[name] for name in step.argnames])
             except Exception as exc:
-                return _failed(step, failure.format(plugin=step.plugin, error=describe(exc)))
+                return _failed(step, failure.format(plugin=step.plugin, error=_describe(exc)))
             if returned is not None and not isinstance(returned, returns):
                 error = f"returned {returned!r:.80}, not a {returns.__name__}"
                 return _failed(step, failure.format(plugin=step.plugin, error=error))
-            outcome = decide(step, returned)
+            outcome = decide(step, returned, kwargs)
             if outcome is not None:
                 return outcome
         return done
@@ -180,16 +182,8 @@ class Framework:
         return bool(self.tables["ruleset_queue_sort"][0](a=a, b=b))
 
     def run_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot) -> Status:
-        def decide(step: Step, returned: Status | None) -> Status | None:
-            status = _as_status(returned)
-            if status.is_success:
-                return None
-            if status.is_unschedulable:
-                return status.with_plugin(step.plugin)
-            return _failed(step, f"running PreFilter plugin {step.plugin!r}: {status.message()}")
-
-        return self._each("ruleset_pre_filter", "running PreFilter plugin {plugin!r}: {error}", decide,
-                          {"state": state, "pod": pod, "snapshot": snapshot})
+        return self._each("ruleset_pre_filter", "running PreFilter plugin {plugin!r}: {error}",
+                          _pre_filter_outcome, {"state": state, "pod": pod, "snapshot": snapshot})
 
     def run_pre_filter_add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node: int,
                                snapshot: Snapshot) -> Status:
@@ -204,13 +198,20 @@ class Framework:
             "state": state, "pod": pod, "pod_to_remove": pod_to_remove, "node": node, "snapshot": snapshot})
 
     def _run_extension(self, hook: str, kwargs: dict[str, Any]) -> Status:
-        def decide(step: Step, returned: Status | None) -> Status | None:
-            status = _as_status(returned)
-            if status.is_success:
-                return None
-            return _failed(step, f"running {hook} of plugin {step.plugin!r}: {status.message()}")
-
-        return self._each(hook, f"running {hook} of plugin {{plugin!r}}: {{error}}", decide, kwargs)
+        # Not through _each: preemption's dry runs call this once per victim per candidate node.
+        for step in self.tables[hook]:
+            try:
+                returned = step.function(*[kwargs[name] for name in step.argnames])
+            except Exception as exc:
+                return _failed(step, f"running {hook} of plugin {step.plugin!r}: {_describe(exc)}")
+            if returned is None:
+                continue
+            if not isinstance(returned, Status):
+                return _failed(step, f"running {hook} of plugin {step.plugin!r}: returned {returned!r:.80}, "
+                                     f"not a Status")
+            if not returned.is_success:
+                return _failed(step, f"running {hook} of plugin {step.plugin!r}: {returned.message()}")
+        return SUCCESS
 
     def run_filter(self, state: CycleState, pod: Pod, nodes: NodeSet,
                    statuses: NodeStatuses) -> tuple[np.ndarray, Status]:
@@ -228,7 +229,7 @@ class Framework:
             try:
                 result = step(state=state, pod=pod, nodes=NodeSet(snapshot, remaining))
             except Exception as exc:
-                return remaining[:0], _filter_error(step, pod, describe(exc))
+                return remaining[:0], _filter_error(step, pod, _describe(exc))
             if result is None:
                 continue
             if not isinstance(result, FilterResult) or len(result) != len(remaining):
@@ -281,7 +282,7 @@ class Framework:
             try:
                 result = step.function(*[args[name] for name in step.argnames])
             except Exception as exc:
-                return _filter_error(step, pod, describe(exc))
+                return _filter_error(step, pod, _describe(exc))
             # Compare as plain ints: a numpy scalar against an IntEnum member is slow (this runs
             # once per plugin for every node of every preemption dry run).
             if result is None or int(result.codes[0]) == _SUCCESS:
@@ -295,41 +296,23 @@ class Framework:
     def worth_retrying(self, pod: Pod, placed: Pod) -> bool:
         """Whether ``placed`` landing on a node may let the parked ``pod`` fit: a queueing hint
         says so. A hint that fails counts as yes, as upstream requeues on a hint's error."""
-        def decide(step: Step, returned: bool | None) -> bool | None:
-            return True if returned else None
-
-        outcome = self._each("ruleset_queueing_hint", "{plugin}: {error}", decide,
+        outcome = self._each("ruleset_queueing_hint", "{plugin}: {error}", _hint_outcome,
                              {"pod": pod, "placed": placed}, done=False, returns=object)
         return outcome is not False
 
     def run_post_filter(self, state: CycleState, pod: Pod, statuses: NodeStatuses) -> PostFilterResult | None:
-        """Run PostFilter plugins until one succeeds; returns the last result (or None)."""
-        last: list[PostFilterResult] = []
-
-        def decide(step: Step, result: PostFilterResult | None) -> PostFilterResult | None:
-            if result is None:
-                return None
-            last[:] = [result]
-            if result.status.is_success or result.status.code == Code.ERROR:
-                return result
-            return None
-
-        outcome = self._each("ruleset_post_filter", "running PostFilter plugin {plugin!r}: {error}", decide,
-                             {"state": state, "pod": pod, "statuses": statuses}, done=None,
-                             returns=PostFilterResult)
-        if isinstance(outcome, Status):  # the plugin raised
+        """Run PostFilter plugins until one succeeds (or errs); returns the last result (or None)."""
+        kwargs: dict[str, Any] = {"state": state, "pod": pod, "statuses": statuses, "last": None}
+        outcome = self._each("ruleset_post_filter", "running PostFilter plugin {plugin!r}: {error}",
+                             _post_filter_outcome, kwargs, done=None, returns=PostFilterResult)
+        if isinstance(outcome, Status):  # the plugin raised, or returned something else
             return PostFilterResult(status=outcome)
-        return outcome if outcome is not None else (last[0] if last else None)
+        result: PostFilterResult | None = outcome if outcome is not None else kwargs["last"]
+        return result
 
     def run_pre_score(self, state: CycleState, pod: Pod, nodes: NodeSet) -> Status:
-        def decide(step: Step, returned: Status | None) -> Status | None:
-            status = _as_status(returned)
-            if status.is_success:
-                return None
-            return _failed(step, f"running PreScore plugin {step.plugin!r}: {status.message()}")
-
-        return self._each("ruleset_pre_score", "running PreScore plugin {plugin!r}: {error}", decide,
-                          {"state": state, "pod": pod, "nodes": nodes})
+        return self._each("ruleset_pre_score", "running PreScore plugin {plugin!r}: {error}",
+                          _pre_score_outcome, {"state": state, "pod": pod, "nodes": nodes})
 
     def run_score(self, state: CycleState, pod: Pod, nodes: NodeSet) -> tuple[ScoreTable | None, Status]:
         """Score, normalize and weight; scores are checked to lie in [0, 100] after normalizing."""
@@ -345,7 +328,7 @@ class Framework:
                     if result is not None:
                         normalized = _as_scores(result, n)
             except Exception as exc:
-                return None, _failed(step, f"plugin {step.plugin!r} failed with: {describe(exc)}")
+                return None, _failed(step, f"plugin {step.plugin!r} failed with: {_describe(exc)}")
             out_of_range = (normalized < MIN_NODE_SCORE) | (normalized > MAX_NODE_SCORE)
             if out_of_range.any():
                 bad = int(normalized[np.flatnonzero(out_of_range)[0]])
@@ -360,11 +343,7 @@ class Framework:
         return table, SUCCESS
 
     def _run_node_hooks(self, hook: str, title: str, state: CycleState, pod: Pod, node: str) -> Status:
-        def decide(step: Step, returned: Status | None) -> Status | None:
-            status = _as_status(returned)
-            return None if status.is_success else status.with_plugin(step.plugin)
-
-        return self._each(hook, f"running {title} plugin {{plugin!r}}: {{error}}", decide,
+        return self._each(hook, f"running {title} plugin {{plugin!r}}: {{error}}", _node_hook_outcome,
                           {"state": state, "pod": pod, "node": node})
 
     def run_reserve(self, state: CycleState, pod: Pod, node: str) -> Status:
@@ -376,31 +355,14 @@ class Framework:
                 step(state=state, pod=pod, node=node)
 
     def run_permit(self, state: CycleState, pod: Pod, node: str) -> Status:
-        def decide(step: Step, returned: Status | None) -> Status | None:
-            status = _as_status(returned)
-            if status.is_success:
-                return None
-            if status.is_unschedulable:
-                return Status(status.code, (f"rejected pod {pod.name!r} by permit plugin {step.plugin!r}: "
-                                            f"{status.message()}",), step.plugin)
-            if status.code == Code.WAIT:
-                # Nothing else acts in a snapshot run, so nobody could ever allow the pod.
-                return Status(Code.UNSCHEDULABLE, (f"pod {pod.name!r} rejected while waiting on permit: "
-                                                   f"plugin {step.plugin!r} asked to wait",), step.plugin)
-            return _failed(step, f"running Permit plugin {step.plugin!r}: {status.message()}")
-
-        return self._each("ruleset_permit", "running Permit plugin {plugin!r}: {error}", decide,
+        return self._each("ruleset_permit", "running Permit plugin {plugin!r}: {error}", _permit_outcome,
                           {"state": state, "pod": pod, "node": node})
 
     def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
         return self._run_node_hooks("ruleset_pre_bind", "PreBind", state, pod, node)
 
     def run_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
-        def decide(step: Step, returned: Status | None) -> Status | None:
-            status = _as_status(returned)
-            return None if status.code == Code.SKIP else status.with_plugin(step.plugin)
-
-        return self._each("ruleset_bind", "running Bind plugin {plugin!r}: {error}", decide,
+        return self._each("ruleset_bind", "running Bind plugin {plugin!r}: {error}", _bind_outcome,
                           {"state": state, "pod": pod, "node": node}, done=Status(Code.SKIP))
 
     def run_post_bind(self, state: CycleState, pod: Pod, node: str) -> None:
@@ -417,6 +379,65 @@ def _failed(step: Step, message: str) -> Status:
 def _as_status(returned: Status | None) -> Status:
     """Hooks may return None for Success."""
     return SUCCESS if returned is None else returned
+
+
+# What each extension point makes of one plugin's answer (see Framework._each): None goes on
+# to the next plugin, anything else is the outcome of the point.
+
+def _pre_filter_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
+    status = _as_status(returned)
+    if status.is_success:
+        return None
+    if status.is_unschedulable:
+        return status.with_plugin(step.plugin)
+    return _failed(step, f"running PreFilter plugin {step.plugin!r}: {status.message()}")
+
+
+def _pre_score_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
+    status = _as_status(returned)
+    if status.is_success:
+        return None
+    return _failed(step, f"running PreScore plugin {step.plugin!r}: {status.message()}")
+
+
+def _node_hook_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
+    """Reserve and PreBind: the first non-success is the outcome."""
+    status = _as_status(returned)
+    return None if status.is_success else status.with_plugin(step.plugin)
+
+
+def _permit_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
+    status = _as_status(returned)
+    if status.is_success:
+        return None
+    pod = kwargs["pod"]
+    if status.is_unschedulable:
+        return Status(status.code, (f"rejected pod {pod.name!r} by permit plugin {step.plugin!r}: "
+                                    f"{status.message()}",), step.plugin)
+    if status.code == Code.WAIT:
+        # Nothing else acts in a snapshot run, so nobody could ever allow the pod.
+        return Status(Code.UNSCHEDULABLE, (f"pod {pod.name!r} rejected while waiting on permit: "
+                                           f"plugin {step.plugin!r} asked to wait",), step.plugin)
+    return _failed(step, f"running Permit plugin {step.plugin!r}: {status.message()}")
+
+
+def _bind_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
+    """Binders run until one does not Skip."""
+    status = _as_status(returned)
+    return None if status.code == Code.SKIP else status.with_plugin(step.plugin)
+
+
+def _post_filter_outcome(step: Step, result: PostFilterResult | None,
+                         kwargs: dict[str, Any]) -> PostFilterResult | None:
+    """Until one succeeds, or errs; the last result is kept in ``kwargs["last"]``."""
+    if result is None:
+        return None
+    kwargs["last"] = result
+    return result if result.status.is_success or result.status.code == Code.ERROR else None
+
+
+def _hint_outcome(step: Step, returned: object, kwargs: dict[str, Any]) -> bool | None:
+    return True if returned else None
 
 
 def _filter_error(step: Step, pod: Pod, detail: str) -> Status:

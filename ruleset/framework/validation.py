@@ -24,6 +24,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ruleset.config import KeyPath, PluginConfig, Profile
 from ruleset.framework.defaults import DEFAULT_BINDER, DEFAULT_QUEUE_SORT, plugin_configs
 from ruleset.framework.hooks import class_hooks
 from ruleset.framework.points import (
@@ -33,7 +34,6 @@ from ruleset.framework.points import (
     effective_points,
     implemented_points,
 )
-from ruleset.profile.model import KeyPath, PluginConfig, Profile
 
 if TYPE_CHECKING:
     from ruleset.framework.plugin import Plugin

@@ -38,6 +38,7 @@ from typing import Any
 
 import yaml
 
+from ruleset.config import Profile
 from ruleset.framework.defaults import RULES_PLUGIN
 from ruleset.framework.points import EXTENSION_POINTS, POINT_KEYS
 from ruleset.framework.runtime import Framework
@@ -52,7 +53,6 @@ from ruleset.kubeconfig.merge import read_profiles
 from ruleset.kubeconfig.model import LOSSY, Issue, RefusedError
 from ruleset.kubeconfig.versions import EXPORT_VERSIONS, REMOVED_IN_V1BETA2, VERSIONS, APIVersion
 from ruleset.pluginmanager import PluginRegistry, load_registry
-from ruleset.profile.model import Profile
 
 #: Each main point and the point that only prepares it (Filter's PreFilter, Score's PreScore).
 HELPERS = {point.key: helper for point in EXTENSION_POINTS for helper in point.implied}

@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from ruleset import bundled
+from ruleset.config import KeyPath, Origin, PluginConfig, Profile, RuleConfig, Source
 from ruleset.errors import Problem, RulesetError, format_path
 from ruleset.framework.validation import Finding, PluginCheck, check_plugins
 from ruleset.pluginmanager import PluginRegistry, load_registry
-from ruleset.profile.model import KeyPath, Origin, PluginConfig, Profile, RuleConfig, Source
+from ruleset.profile.schema import MAX_WEIGHT, profile_validator
 from ruleset.profile.toml_positions import index_positions, locate, string_column
 
 if sys.version_info >= (3, 11):
@@ -144,8 +145,6 @@ def _suggest(word: str, choices: list[str]) -> str:
 
 
 def _schema_problems(pf: ProfileFile, registry: PluginRegistry) -> None:
-    from ruleset.profile.schema import profile_validator
-
     validator = profile_validator(registry)
     known_plugins = registry.names() + sorted(registry.aliases)
     plugins = pf.data.get("plugins")
@@ -211,8 +210,6 @@ def _is_weight(path: tuple) -> bool:
 
 def _weight_range_message(pf: ProfileFile, path: tuple, weight: Any) -> str:
     """Legacy Policy validation's words (``validatePriorityOrDie``), with the bounds spelled out."""
-    from ruleset.profile.schema import MAX_WEIGHT
-
     if path[0] == "plugins":
         what = f"plugin {path[1]}"
     else:
@@ -364,11 +361,9 @@ class _Assembler:
             path=("rules", index),
         )
         for i, existing in enumerate(profile.rules):
-            if existing.name == rule.name:
-                if existing.origin.file == rule.origin.file:
-                    self.problems.append(pf.problem(("rules", index, "name"),
-                                                    f"duplicate rule name {rule.name!r}", "duplicate-rule",
-                                                    value=True))
+            # A rule replaces an inherited one of its name; two of one file are both kept, for the
+            # Rules plugin to report as duplicates.
+            if existing.name == rule.name and existing.origin.file != rule.origin.file:
                 profile.rules[i] = rule
                 return
         profile.rules.append(rule)

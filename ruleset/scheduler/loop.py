@@ -19,10 +19,10 @@ from ruleset.snapshot.pdb import record_eviction
 if TYPE_CHECKING:
     from ruleset.api.pod import Pod
     from ruleset.cluster import ClusterState
+    from ruleset.config import Profile
     from ruleset.framework.nominator import Nominator
     from ruleset.framework.results import PostFilterResult
     from ruleset.framework.runtime import Framework
-    from ruleset.profile.model import Profile
 
 #: A pod that keeps failing after this many attempts is reported unschedulable for good.
 MAX_ATTEMPTS = 32

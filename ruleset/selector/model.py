@@ -13,25 +13,29 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from ruleset.gofmt import parse_int64
+from ruleset.selector.operators import (
+    DOES_NOT_EXIST,
+    DOUBLE_EQUALS,
+    EQUALS,
+    EXISTS,
+    GREATER_THAN,
+    IN,
+    LESS_THAN,
+    NOT_EQUALS,
+    NOT_IN,
+    OPERATORS,
+)
 
 if TYPE_CHECKING:
     import numpy as np
 
     from ruleset.labels import LabelTable
 
-# Kubernetes' selection.Operator strings.
-IN = "in"
-NOT_IN = "notin"
-EQUALS = "="
-DOUBLE_EQUALS = "=="
-NOT_EQUALS = "!="
-EXISTS = "exists"
-DOES_NOT_EXIST = "!"
-GREATER_THAN = "gt"
-LESS_THAN = "lt"
+__all__ = [
+    "DOES_NOT_EXIST", "DOUBLE_EQUALS", "EQUALS", "EXISTS", "GREATER_THAN", "IN", "LESS_THAN", "NOT_EQUALS",
+    "NOT_IN", "OPERATORS", "Requirement", "Selector",
+]
 
-#: Every operator, in the order Kubernetes lists them.
-OPERATORS = (IN, NOT_IN, EQUALS, DOUBLE_EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN, EXISTS, DOES_NOT_EXIST)
 _POSITIVE = frozenset((IN, EQUALS, DOUBLE_EQUALS))
 _NEGATIVE = frozenset((NOT_IN, NOT_EQUALS))
 _ORDERED = frozenset((GREATER_THAN, LESS_THAN))

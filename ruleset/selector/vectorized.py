@@ -14,7 +14,7 @@ import numpy as np
 
 from ruleset.gofmt import parse_int64
 from ruleset.labels import ABSENT
-from ruleset.selector.model import (
+from ruleset.selector.operators import (
     DOES_NOT_EXIST,
     DOUBLE_EQUALS,
     EQUALS,
@@ -24,12 +24,11 @@ from ruleset.selector.model import (
     LESS_THAN,
     NOT_EQUALS,
     NOT_IN,
-    Requirement,
 )
 
 if TYPE_CHECKING:
     from ruleset.labels import LabelTable
-    from ruleset.selector.model import Selector
+    from ruleset.selector.model import Requirement, Selector
 
 
 def _codes(table: LabelTable, key: str, rows: np.ndarray | None) -> np.ndarray | None:

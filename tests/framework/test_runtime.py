@@ -146,9 +146,9 @@ def test_failing_plugin_is_reported_by_name_and_does_not_raise():
 
 
 def test_points_restrict_a_plugin_to_named_extension_points():
+    from ruleset.config import PluginConfig, Profile
     from ruleset.framework.plugin import Handle
     from ruleset.framework.runtime import Framework
-    from ruleset.profile.model import PluginConfig, Profile
 
     profile = Profile(name="p", plugins=[PluginConfig(name="NodeLabel", points=("filter",),
                                                       args={"presentLabels": ["a"], "presentLabelsPreference": ["b"]})])
@@ -158,9 +158,9 @@ def test_points_restrict_a_plugin_to_named_extension_points():
 
 
 def test_point_not_implemented_is_rejected_with_upstream_message():
+    from ruleset.config import PluginConfig, Profile
     from ruleset.framework.plugin import Handle
     from ruleset.framework.runtime import Framework
-    from ruleset.profile.model import PluginConfig, Profile
 
     profile = Profile(name="p", plugins=[PluginConfig(name="NodeName", points=("score",))])
     with pytest.raises(FrameworkError) as info:

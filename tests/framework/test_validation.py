@@ -14,9 +14,9 @@ from typing import ClassVar
 import pytest
 
 from ruleset import Plugin, hookimpl
+from ruleset.config import Origin, PluginConfig, Profile, RuleConfig, Source
 from ruleset.framework.defaults import plugin_configs
 from ruleset.framework.validation import check_plugins
-from ruleset.profile.model import Origin, PluginConfig, Profile, RuleConfig, Source
 from tests.factories import registry_with
 
 

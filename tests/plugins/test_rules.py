@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
+from ruleset.config import PluginConfig, Profile, RuleConfig
 from ruleset.framework.plugin import Handle
 from ruleset.framework.runtime import Framework, FrameworkError
 from ruleset.pluginmanager import load_registry
 from ruleset.plugins.rules import Rules, RulesArgs, compile_rule
-from ruleset.profile.model import PluginConfig, Profile, RuleConfig
 from ruleset.scheduler import Scheduler
 from tests.factories import Harness, decode, make_node, make_pod
 

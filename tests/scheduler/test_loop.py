@@ -11,8 +11,8 @@ snapshot run does not have.
 from __future__ import annotations
 
 from ruleset import Plugin, hookimpl
+from ruleset.config import PluginConfig, Profile
 from ruleset.framework.runtime import Framework
-from ruleset.profile.model import PluginConfig, Profile
 from ruleset.scheduler import schedule_all
 from tests.factories import (
     build_cluster,

@@ -65,12 +65,6 @@ class PluginConfig:
         """The name results are reported under: as the profile wrote it."""
         return self.written_name or self.name
 
-    @property
-    def args_origin(self) -> Origin:
-        """Where the args were written; the plugin's table when they were not."""
-        source = self.sources.get(("args",))
-        return source.origin if source is not None else self.origin
-
     def written(self, key: str) -> bool:
         """Whether the profile wrote ``key`` (``"weight"``, ``"points"``, ``"args"``) for this plugin."""
         return (key,) in self.sources
