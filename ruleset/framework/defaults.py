@@ -11,13 +11,10 @@ for the built-in Rules plugin's ``rules`` arg, and a profile with rules that doe
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 from ruleset.config import PluginConfig, Profile, Source
+from ruleset.framework.plugin import PluginClasses
 from ruleset.framework.points import effective_points
-
-if TYPE_CHECKING:
-    from ruleset.pluginmanager import PluginRegistry
 
 DEFAULT_QUEUE_SORT = "PrioritySort"
 DEFAULT_BINDER = "DefaultBinder"
@@ -27,7 +24,7 @@ RULES_PLUGIN = "Rules"
 DEFAULT_PLUGINS = (("queueSort", DEFAULT_QUEUE_SORT), ("bind", DEFAULT_BINDER))
 
 
-def plugin_configs(profile: Profile, registry: PluginRegistry) -> list[PluginConfig]:
+def plugin_configs(profile: Profile, registry: PluginClasses) -> list[PluginConfig]:
     """Every plugin a profile's framework runs, in order: the profile's own (the Rules plugin
     with the profile's rules appended to its ``rules`` arg), Rules when the profile has rules
     and does not list it, then PrioritySort / DefaultBinder for a point no plugin covers."""

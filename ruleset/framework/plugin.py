@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -119,6 +119,14 @@ class Plugin:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} plugin {self.name!r}>"
+
+
+class PluginClasses(Protocol):
+    """Plugin classes by framework name (:class:`ruleset.pluginmanager.PluginRegistry` is one)."""
+
+    def get(self, name: str) -> type[Plugin] | None:
+        """The class registered as ``name`` (or as a deprecated alias of it), or None."""
+        ...
 
 
 def check_plugin_args(cls: type[Plugin],

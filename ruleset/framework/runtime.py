@@ -23,7 +23,7 @@ import numpy as np
 
 from ruleset.errors import Problem, RulesetError, format_path
 from ruleset.framework.hooks import class_hooks
-from ruleset.framework.plugin import Handle, Plugin
+from ruleset.framework.plugin import Handle, Plugin, PluginClasses
 from ruleset.framework.points import HOOKS, MAX_NODE_SCORE, MIN_NODE_SCORE, POINTS
 from ruleset.framework.results import FilterResult, NodeStatuses, PostFilterResult
 from ruleset.framework.status import SUCCESS, Code, Status
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from ruleset.config import PluginConfig, Profile
     from ruleset.framework.cycle_state import CycleState
     from ruleset.framework.types import QueuedPodInfo
-    from ruleset.pluginmanager import PluginRegistry
     from ruleset.snapshot import Snapshot
 
 # Codes as plain ints: numpy compares an array with an IntEnum member several times slower.
@@ -102,7 +101,7 @@ class Framework:
     parsed once.
     """
 
-    def __init__(self, profile: Profile, registry: PluginRegistry, handle: Handle | None = None, *,
+    def __init__(self, profile: Profile, registry: PluginClasses, handle: Handle | None = None, *,
                  checked: PluginCheck | None = None):
         self.profile = profile
         self.registry = registry

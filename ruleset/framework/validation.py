@@ -36,8 +36,7 @@ from ruleset.framework.points import (
 )
 
 if TYPE_CHECKING:
-    from ruleset.framework.plugin import Plugin
-    from ruleset.pluginmanager import PluginRegistry
+    from ruleset.framework.plugin import Plugin, PluginClasses
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +82,7 @@ class PluginCheck:
         return [f for f in self.findings if f.severity == "error"]
 
 
-def check_plugins(profile: Profile, registry: PluginRegistry) -> PluginCheck:
+def check_plugins(profile: Profile, registry: PluginClasses) -> PluginCheck:
     """Check every plugin the profile's framework would run (see the module docstring)."""
     check = PluginCheck()
     findings = check.findings
