@@ -3,9 +3,11 @@
 This module is the public API for plugin authors, the one place it is declared: what a
 plugin imports to subclass :class:`Plugin`, implement hooks with :data:`hookimpl`, return
 :class:`Status`, :class:`FilterResult` or scores, and read the :class:`NodeSet` view of
-the snapshot. The Kubernetes objects a hook receives are in :mod:`ruleset.api` and the
-label-selector language in :mod:`ruleset.selector`; everything else is internal and may
-move. Built-in plugins import only these, as a third-party plugin would.
+the snapshot. Below the framework, plugins also read :mod:`ruleset.api` (the Kubernetes
+objects a hook receives), :mod:`ruleset.selector`, :mod:`ruleset.snapshot`,
+:mod:`ruleset.labels`, :mod:`ruleset.gofmt` and :mod:`ruleset.errors`. The framework,
+scheduler, profile loading, plugin discovery and command line are internal and may move;
+built-in plugins import none of them, as a third-party plugin would not.
 
 Names are imported lazily at run time, so that importing the command line stays fast; type
 checkers see them directly.
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from ruleset.framework.cycle_state import CycleState, StateNotFound
     from ruleset.framework.plugin import (
         MAX_NODE_SCORE,
+        MAX_TOTAL_SCORE,
         MIN_NODE_SCORE,
         Handle,
         PerNodeFilter,
@@ -43,6 +46,7 @@ _EXPORTS = {
     "Handle": "ruleset.framework.plugin",
     "MAX_NODE_SCORE": "ruleset.framework.plugin",
     "MIN_NODE_SCORE": "ruleset.framework.plugin",
+    "MAX_TOTAL_SCORE": "ruleset.framework.plugin",
     "Status": "ruleset.framework.status",
     "Code": "ruleset.framework.status",
     "FilterResult": "ruleset.framework.results",
@@ -59,9 +63,10 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "MAX_NODE_SCORE", "MIN_NODE_SCORE", "ArgError", "Code", "CycleState", "FilterResult", "Handle",
-    "NodeInfo", "NodeSet", "NodeStatuses", "PerNodeFilter", "PerNodeScore", "Plugin", "PostFilterResult",
-    "QueuedPodInfo", "Snapshot", "StateNotFound", "Status", "arg_field", "hookimpl", "hookspec",
+    "MAX_NODE_SCORE", "MAX_TOTAL_SCORE", "MIN_NODE_SCORE", "ArgError", "Code", "CycleState", "FilterResult",
+    "Handle", "NodeInfo", "NodeSet", "NodeStatuses", "PerNodeFilter", "PerNodeScore", "Plugin",
+    "PostFilterResult", "QueuedPodInfo", "Snapshot", "StateNotFound", "Status", "arg_field", "hookimpl",
+    "hookspec",
 ]
 
 

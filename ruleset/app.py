@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ruleset import bundled
 from ruleset.api.pod import Pod
-from ruleset.cluster import ClusterState, build_cluster_state, global_default, resolve_priority
+from ruleset.cluster import build_cluster_state, global_default, resolve_priority
 from ruleset.config import Profile
 from ruleset.errors import Problem, RulesetError
 from ruleset.framework.plugin import Handle
@@ -16,6 +16,7 @@ from ruleset.manifests import Cluster, load_manifests
 from ruleset.pluginmanager import PluginRegistry, load_registry
 from ruleset.profile.loader import ProfileCheck, check_profile_argument
 from ruleset.scheduler import Scheduler, ScheduleResult, SchedulingQueue, nominate_pending
+from ruleset.snapshot.state import ClusterState
 
 
 def load_cluster(paths: list[str] | None, extra_pod_files: list[str] | None = None) -> Cluster:

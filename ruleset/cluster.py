@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from ruleset.api.meta import ObjectMeta
 from ruleset.api.pod import Pod
@@ -17,6 +16,7 @@ from ruleset.api.workloads import PriorityClass
 from ruleset.errors import Problem, RulesetError
 from ruleset.manifests import Cluster
 from ruleset.snapshot import Snapshot, Workloads
+from ruleset.snapshot.state import ClusterState
 
 #: Classes every cluster has (``scheduling.SystemPriorityClasses``); dumps often omit them.
 SYSTEM_PRIORITY_CLASSES = {
@@ -24,17 +24,6 @@ SYSTEM_PRIORITY_CLASSES = {
     "system-cluster-critical": 2000000000,
 }
 DEFAULT_PREEMPTION_POLICY = "PreemptLowerPriority"
-
-
-@dataclass
-class ClusterState:
-    """A snapshot ready to schedule on, and the pods waiting for a node (in input order)."""
-
-    snapshot: Snapshot
-    pending: list[Pod]
-    notes: Counter = field(default_factory=Counter)
-    #: Pods that can never be scheduled because their manifest is inconsistent, with why.
-    pod_errors: dict[Pod, str] = field(default_factory=dict)
 
 
 def _priority_classes(cluster: Cluster) -> dict[str, PriorityClass]:

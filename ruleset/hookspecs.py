@@ -168,10 +168,11 @@ class ExtensionPointSpecs:
         """Queueing hint (Filter): may ``placed`` landing on a node let the parked ``pod`` fit?
 
         A pod no node fits waits, parked, until a cluster event might change that. When a
-        pod is placed, every parked pod that some Filter plugin's hint answers True for is
-        retried (upstream's EventsToRegister / QueueingHint; v1.20's queue did the same for
-        required pod affinity, which InterPodAffinity's hint answers). A pod leaving a node
-        retries every parked pod without asking. A hint that raises counts as True.
+        pod is placed, the parked pods whose required pod affinity it satisfies are retried
+        (v1.20's queue does that itself), and so is every parked pod that a hint of a plugin
+        running at Filter answers True for (upstream's later EventsToRegister /
+        QueueingHint). A pod leaving a node retries every parked pod without asking. A hint
+        that raises counts as True. A plugin that does not run at Filter is not asked.
 
         :param pod: a parked pod.
         :param placed: a pod just bound to a node (``placed.node_name``).

@@ -22,6 +22,7 @@ from ruleset.api.meta import (
     LabelSelector,
     LabelSelectorRequirement,
     ObjectMeta,
+    OwnerReference,
     decode_label_selector,
     decode_meta,
     decode_requirements,
@@ -221,7 +222,7 @@ class Pod:
             res.max_into(total, c.limits)
         return total
 
-    def controller(self):
+    def controller(self) -> OwnerReference | None:
         return self.meta.controller()
 
 

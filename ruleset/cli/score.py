@@ -39,9 +39,14 @@ def _preemption_json(result: Any) -> dict[str, Any] | None:
     return post.details.to_json()
 
 
-def _score_details(report: Any) -> dict[str, Any]:
+#: The keys of a plugin's score entry; a plugin's own details cannot replace them.
+_SCORE_KEYS = frozenset({"raw", "score", "weight", "weighted"})
+
+
+def _score_details(report: Any) -> dict[str, list[dict[str, Any]]]:
     """Each scoring plugin's own detail of its score on every node (:meth:`ruleset.Plugin.score_details`),
-    by the name it is reported under."""
+    by the name it is reported under. A plugin whose details fail, or do not give one
+    mapping per node, shows none: the report goes on."""
     scores = report.result.scores
     if scores is None:
         return {}
@@ -49,9 +54,15 @@ def _score_details(report: Any) -> dict[str, Any]:
     nodes = report.state.snapshot.all_nodes()
     out = {}
     for label in scores.plugins:
-        details = framework.plugin_reported_as(label).score_details(report.pod, nodes)
-        if details is not None:
-            out[label] = details
+        try:
+            details = framework.plugin_reported_as(label).score_details(report.pod, nodes)
+            if details is None:
+                continue
+            rows = [{k: v for k, v in dict(row).items() if k not in _SCORE_KEYS} for row in details]
+        except Exception:  # a plugin's extra detail must not take the report down
+            continue
+        if len(rows) == len(nodes):
+            out[label] = rows
     return out
 
 

@@ -75,17 +75,29 @@ def args_from_mapping(cls: type, raw: Mapping[str, Any]) -> Any:
 
 def args_schema(cls: type) -> dict[str, Any]:
     """The JSON Schema of an args dataclass's mapping: each field's schema, description and
-    default, and no other key. Every field must have a default (args may always be omitted)."""
-    defaults = args_to_mapping(cls())
+    declared default (as written in a profile), and no other key.
+
+    Every field must be an :func:`arg_field` with a ``schema`` and a default: args may
+    always be omitted, and an arg without a schema would accept any value.
+    """
     properties = {}
     for f in dataclasses.fields(cls):
-        key = f.metadata.get("key", f.name)
-        fragment = dict(f.metadata.get("schema") or {})
+        if "key" not in f.metadata or not f.metadata.get("schema"):
+            raise TypeError(f"{cls.__qualname__}.{f.name}: declare each arg with "
+                            f"arg_field(key, default, schema=...)")
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        else:
+            raise TypeError(f"{cls.__qualname__}.{f.name}: an arg needs a default (args may be omitted)")
+        fragment = dict(f.metadata["schema"])
         if f.metadata.get("description"):
             fragment["description"] = f.metadata["description"]
-        if key in defaults:
-            fragment["default"] = defaults[key]
-        properties[key] = fragment
+        if default is not None:
+            dump = f.metadata.get("dump")
+            fragment["default"] = dump(default) if dump else _thaw(default)
+        properties[f.metadata["key"]] = fragment
     return {"type": "object", "additionalProperties": False, "properties": properties}
 
 

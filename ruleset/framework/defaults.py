@@ -39,7 +39,8 @@ def plugin_configs(profile: Profile, registry: PluginClasses) -> list[PluginConf
                    for c in configs)
 
     for point, default in DEFAULT_PLUGINS:
-        if not covered(point) and default not in profile.disabled and registry.get(default) is not None:
+        if (not covered(point) and default not in profile.disabled and profile.plugin(default) is None
+                and registry.get(default) is not None):
             configs.append(PluginConfig(name=default))
     return configs
 

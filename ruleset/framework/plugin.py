@@ -11,7 +11,7 @@ import numpy as np
 from ruleset.framework.args import ArgError, args_from_mapping, args_schema, args_to_mapping
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.nominator import Nominator
-from ruleset.framework.points import MAX_NODE_SCORE, MIN_NODE_SCORE
+from ruleset.framework.points import MAX_NODE_SCORE, MAX_TOTAL_SCORE, MIN_NODE_SCORE
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Status
 from ruleset.hookspecs import hookimpl
@@ -21,17 +21,19 @@ if TYPE_CHECKING:
     from ruleset.framework.runtime import Framework
     from ruleset.snapshot import NodeInfo, NodeSet, Snapshot
 
-__all__ = ["MAX_NODE_SCORE", "MIN_NODE_SCORE", "Handle", "PerNodeFilter", "PerNodeScore", "Plugin",
-           "check_plugin_args"]
+__all__ = ["MAX_NODE_SCORE", "MAX_TOTAL_SCORE", "MIN_NODE_SCORE", "Handle", "PerNodeFilter", "PerNodeScore",
+           "Plugin", "PluginClasses", "check_plugin_args"]
 
 
 class Handle:
     """What a plugin can reach besides its args (kube-scheduler's ``framework.Handle``).
 
-    ``snapshot`` is the cluster the framework runs on, given when the handle is built;
-    ``nominator`` holds the pods nominated to nodes by earlier preemptions; ``framework`` is
-    the profile's runtime (preemption uses it to re-run the filters), set by the
-    :class:`~ruleset.framework.runtime.Framework` the handle is given to.
+    ``snapshot`` is the cluster the framework runs on, given when the handle is built (None
+    when a framework is only built to be checked or described, as ``validate`` and ``show``
+    do: read it in hooks, not in a constructor); ``nominator`` holds the pods nominated to
+    nodes by earlier preemptions; ``framework`` is the profile's runtime (preemption uses it
+    to re-run the filters), set by the :class:`~ruleset.framework.runtime.Framework` the
+    handle is given to.
     """
 
     def __init__(self, snapshot: Snapshot | None = None, nominator: Nominator | None = None) -> None:

@@ -22,6 +22,8 @@ MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
 #: ``framework.MaxTotalScore``: the weighted sum of every Score plugin must fit an int64.
 MAX_TOTAL_SCORE = 2**63 - 1
+#: The largest Score weight: one plugin at MaxNodeScore must not overflow the total alone.
+MAX_WEIGHT = MAX_TOTAL_SCORE // MAX_NODE_SCORE
 
 
 @dataclass(frozen=True, slots=True)

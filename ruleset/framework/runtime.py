@@ -27,6 +27,7 @@ from ruleset.framework.plugin import Handle, Plugin, PluginClasses
 from ruleset.framework.points import HOOKS, MAX_NODE_SCORE, MIN_NODE_SCORE, POINTS
 from ruleset.framework.results import FilterResult, NodeStatuses, PostFilterResult
 from ruleset.framework.status import SUCCESS, Code, Status
+from ruleset.framework.status import as_status as _as_status
 from ruleset.framework.validation import Finding, PluginCheck, check_plugins
 from ruleset.snapshot import NodeSet
 
@@ -82,14 +83,13 @@ def locate_at_origin(finding: Finding) -> Problem:
     config = finding.config
     if config is None:
         return Problem(finding.message, code=finding.code, severity=finding.severity)
-    key = finding.key
-    for end in range(len(key), 0, -1):
-        source = config.sources.get(key[:end])
-        if source is not None:
-            path = format_path((*source.path, *key[end:]))
-            return source.origin.problem(finding.message, path, finding.code, finding.severity)
-    return config.origin.problem(finding.message, format_path(("plugins", config.name, *key)), finding.code,
-                                 finding.severity)
+    written = finding.written_at()
+    if written is None:
+        return config.origin.problem(finding.message, format_path(("plugins", config.name, *finding.key)),
+                                     finding.code, finding.severity)
+    prefix, source = written
+    path = format_path((*source.path, *finding.key[len(prefix):]))
+    return source.origin.problem(finding.message, path, finding.code, finding.severity)
 
 
 class Framework:
@@ -373,11 +373,6 @@ class Framework:
 def _failed(step: Step, message: str) -> Status:
     """An Error status from ``step``'s plugin."""
     return Status(Code.ERROR, (message,), step.plugin)
-
-
-def _as_status(returned: Status | None) -> Status:
-    """Hooks may return None for Success."""
-    return SUCCESS if returned is None else returned
 
 
 # What each extension point makes of one plugin's answer (see Framework._each): None goes on

@@ -24,12 +24,13 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ruleset.config import KeyPath, PluginConfig, Profile
+from ruleset.config import KeyPath, PluginConfig, Profile, Source
 from ruleset.framework.defaults import DEFAULT_BINDER, DEFAULT_QUEUE_SORT, plugin_configs
 from ruleset.framework.hooks import class_hooks
 from ruleset.framework.points import (
     MAX_NODE_SCORE,
     MAX_TOTAL_SCORE,
+    MAX_WEIGHT,
     POINTS,
     effective_points,
     implemented_points,
@@ -57,6 +58,17 @@ class Finding:
     offset: int | None = None
     #: For a point no plugin fills: the default plugin the profile disabled.
     default: str | None = None
+
+    def written_at(self) -> tuple[KeyPath, Source] | None:
+        """Where what this finding is about was written: the longest prefix of :attr:`key` the
+        plugin's config has a source for, and that source (None when nothing was written)."""
+        if self.config is None:
+            return None
+        for end in range(len(self.key), 0, -1):
+            source = self.config.sources.get(self.key[:end])
+            if source is not None:
+                return self.key[:end], source
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +100,8 @@ def check_plugins(profile: Profile, registry: PluginClasses) -> PluginCheck:
     findings = check.findings
     seen: set[str] = set()
     running: list[PlannedPlugin] = []
-    for config in plugin_configs(profile, registry):
+    configs = plugin_configs(profile, registry)
+    for config in configs:
         cls = registry.get(config.name)
         if cls is None:
             findings.append(Finding("unknown-plugin", f"plugin {config.name!r} does not exist", config))
@@ -106,7 +119,9 @@ def check_plugins(profile: Profile, registry: PluginClasses) -> PluginCheck:
         if len(check.errors) == errors_before:
             running.append(PlannedPlugin(config, cls, args, points))
     check.plugins = running
-    findings.extend(_profile_findings(running))
+    if not check.errors:  # a plugin with errors of its own would only make these cascade
+        findings.extend(_queue_sort_and_bind(running))
+    findings.extend(_weight_overflow(profile, configs, registry))
     return check
 
 
@@ -139,8 +154,8 @@ def _check_points(cls: type[Plugin], config: PluginConfig, findings: list[Findin
     return points
 
 
-def _profile_findings(running: list[PlannedPlugin]) -> list[Finding]:
-    """The rules about the plugins that run together: QueueSort, Bind, the Score total."""
+def _queue_sort_and_bind(running: list[PlannedPlugin]) -> list[Finding]:
+    """Exactly one QueueSort plugin, at least one Bind plugin."""
     out = []
     queue_sorts = [p for p in running if "queueSort" in p.points]
     if not queue_sorts:
@@ -150,11 +165,28 @@ def _profile_findings(running: list[PlannedPlugin]) -> list[Finding]:
                            queue_sorts[1].config))
     if not any("bind" in p.points for p in running):
         out.append(Finding("no-bind-plugin", "at least one bind plugin is needed", default=DEFAULT_BINDER))
-    scoring = [p.config for p in running if "score" in p.points]
-    # NewFramework fails the build when Σ weight × MaxNodeScore exceeds MaxTotalScore. The
-    # problem is the sum; it is reported once, at the largest weight, the one to lower.
-    if sum(c.weight for c in scoring) * MAX_NODE_SCORE > MAX_TOTAL_SCORE:
-        heaviest = max(scoring, key=lambda c: c.weight)
-        out.append(Finding("weight-overflow", "total score of Score plugins could overflow", heaviest,
-                           ("weight",), at_value=True))
     return out
+
+
+def _weight_overflow(profile: Profile, configs: list[PluginConfig], registry: PluginClasses) -> list[Finding]:
+    """NewFramework fails the build when Σ weight × MaxNodeScore exceeds MaxTotalScore.
+
+    Every plugin that would score counts, its other problems notwithstanding, except a
+    weight outside [1, MAX_WEIGHT] (which the profile schema refuses on its own). The
+    problem is the sum; it is reported once, at the largest weight, the one to lower:
+    preferably one the profile's own file writes.
+    """
+    scoring = []
+    for config in configs:
+        cls = registry.get(config.name)
+        in_range = 1 <= config.weight <= MAX_WEIGHT
+        if cls is not None and in_range and "score" in effective_points(cls, config.points):
+            scoring.append(config)
+    if sum(c.weight for c in scoring) * MAX_NODE_SCORE <= MAX_TOTAL_SCORE:
+        return []
+    root = profile.files[0] if profile.files else None
+    written_here = [c for c in scoring
+                    if (source := c.sources.get(("weight",))) is not None and source.origin.file == root]
+    heaviest = max(written_here or scoring, key=lambda c: c.weight)
+    return [Finding("weight-overflow", "total score of Score plugins could overflow", heaviest, ("weight",),
+                    at_value=True)]

@@ -25,9 +25,10 @@ from typing import Any
 from ruleset import bundled
 from ruleset.config import KeyPath, Origin, PluginConfig, Profile, RuleConfig, Source
 from ruleset.errors import Problem, RulesetError, format_path
+from ruleset.framework.points import MAX_WEIGHT
 from ruleset.framework.validation import Finding, PluginCheck, check_plugins
 from ruleset.pluginmanager import PluginRegistry, load_registry
-from ruleset.profile.schema import MAX_WEIGHT, profile_validator
+from ruleset.profile.schema import profile_validator
 from ruleset.profile.toml_positions import index_positions, locate, string_column
 
 if sys.version_info >= (3, 11):
@@ -361,9 +362,13 @@ class _Assembler:
             path=("rules", index),
         )
         for i, existing in enumerate(profile.rules):
-            # A rule replaces an inherited one of its name; two of one file are both kept, for the
-            # Rules plugin to report as duplicates.
-            if existing.name == rule.name and existing.origin.file != rule.origin.file:
+            if existing.name == rule.name:
+                # Through extends a rule replaces the one of its name; in one file the name is
+                # taken twice, and the later rule is the one checked from then on.
+                if existing.origin.file == rule.origin.file:
+                    self.problems.append(pf.problem(("rules", index, "name"),
+                                                    f"duplicate rule name {rule.name!r}", "duplicate-rule",
+                                                    value=True))
                 profile.rules[i] = rule
                 return
         profile.rules.append(rule)
@@ -451,29 +456,30 @@ def plugin_tables(profile: Profile, files: dict[Path, ProfileFile], registry: Pl
                 yield pf, written, table
 
 
+#: The keys of a ``[plugins.<Name>]`` table a finding may be about.
+_TABLE_KEYS = {("weight",), ("points",), ("args",)}
+
+
 def _located(profile: Profile, findings: list[Finding], assembler: _Assembler,
              found: list[Problem]) -> list[Problem]:
     """Each finding at the line and column where what it is about was written.
 
-    ``found`` are the problems already reported; a finding about a value they flag as an
-    error is dropped (its value is not what the user meant, and one report is enough), and
-    so is any finding about args in which they flag something (args are only checked as a
-    whole, once the schema accepts them).
+    ``found`` are the problems already reported. A finding about a plugin table's value
+    they flag as an error is dropped (that value is not what the user meant, and one report
+    is enough), and so is every finding about args in which they flag anything (args are
+    only checked as a whole, once the schema accepts them). Findings about ``[[rules]]``
+    are about what the loader could read of each rule, and always kept.
     """
     flagged = {(p.file, p.path) for p in found if p.severity == "error" and p.path}
-    files = {str(pf.path): pf for pf in assembler.files.values()}
 
-    def is_flagged(file: str | None, path: KeyPath, inside: bool = False) -> bool:
+    def flagged_at(file: str | None, path: KeyPath) -> bool:
+        return (file, format_path(path)) in flagged
+
+    def flagged_inside(file: str | None, path: KeyPath) -> bool:
         text = format_path(path)
-        for flagged_file, flagged_path in flagged:
-            if flagged_file != file:
-                continue
-            if flagged_path == text or (flagged_path.startswith((f"{text}.", f"{text}[")) and inside):
-                return True
-            if text.startswith((f"{flagged_path}.", f"{flagged_path}[")):
-                return True
-        return False
+        return any(f == file and (p == text or p.startswith((f"{text}.", f"{text}["))) for f, p in flagged)
 
+    files = {str(pf.path): pf for pf in assembler.files.values()}
     problems: list[Problem] = []
     if not profile.name and not found:  # (the schema reports a missing or bad name already)
         problems.append(Problem("missing required key 'name'", file=profile.files[0], line=1, column=1,
@@ -483,26 +489,20 @@ def _located(profile: Profile, findings: list[Finding], assembler: _Assembler,
         if config is None:
             problems.append(_unfilled_point(profile, finding, assembler))
             continue
-        key = finding.key
-        located = None
-        for end in range(len(key), 0, -1):
-            source = config.sources.get(key[:end])
-            pf = files.get(source.origin.file or "") if source is not None else None
-            if source is None or pf is None:
-                continue
-            path = (*source.path, *key[end:])
-            if is_flagged(str(pf.path), path) or (key[:end] == ("args",) and
-                                                  is_flagged(str(pf.path), source.path, inside=True)):
-                break
-            located = _at(pf, path, finding)
-            break
-        else:
-            located = config.origin.problem(finding.message, format_path(("plugins", config.name, *key)),
-                                            finding.code, finding.severity)
-            if is_flagged(located.file, ("plugins", config.name, *key)):
-                located = None
-        if located is not None:
-            problems.append(located)
+        written = finding.written_at()
+        pf = files.get(written[1].origin.file or "") if written is not None else None
+        if written is None or pf is None:
+            path = ("plugins", config.name, *finding.key)
+            if not flagged_at(config.origin.file, path):  # e.g. an unknown plugin the schema reported
+                problems.append(config.origin.problem(finding.message, format_path(path), finding.code,
+                                                      finding.severity))
+            continue
+        prefix, source = written
+        path = (*source.path, *finding.key[len(prefix):])
+        if prefix in _TABLE_KEYS and (flagged_at(str(pf.path), path)
+                                      or (prefix == ("args",) and flagged_inside(str(pf.path), source.path))):
+            continue
+        problems.append(_at(pf, path, finding))
     return problems
 
 

@@ -10,11 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ruleset.framework.defaults import RULES_PLUGIN
-from ruleset.framework.points import POINT_KEYS
+from ruleset.framework.points import MAX_WEIGHT, POINT_KEYS
 from ruleset.pluginmanager import PluginRegistry
 
 SCHEMA_ID = "https://ruleset.dev/schemas/profile.json"
-MAX_WEIGHT = (2**63 - 1) // 100
 
 
 def plugin_table_schema(args_schema: dict[str, Any] | None, description: str = "") -> dict[str, Any]:
@@ -268,11 +267,17 @@ def _summary(doc: str | None) -> str:
     return " ".join(lines)
 
 
+#: A plugin table that takes no args.
+_NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+
+
 def _build_profile_schema(registry: PluginRegistry) -> dict[str, Any]:
     plugins = {}
     for name in registry.names():
         summary = _summary(registry.classes[name].__doc__)
-        plugins[name] = plugin_table_schema(registry.args_schema(name), summary)
+        # A profile writes the Rules plugin's one arg as [[rules]] tables, the one spelling.
+        args = _NO_ARGS if name == RULES_PLUGIN else registry.args_schema(name)
+        plugins[name] = plugin_table_schema(args, summary)
     for alias, target in sorted(registry.aliases.items()):
         plugins.setdefault(alias, plugin_table_schema(registry.args_schema(target),
                                                       f"Deprecated alias of {target}."))

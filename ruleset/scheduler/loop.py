@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from ruleset.api.affinity import satisfies_required_affinity
 from ruleset.framework.status import Code
 from ruleset.scheduler.cycle import Scheduler
 from ruleset.scheduler.queue import SchedulingQueue
@@ -18,11 +19,11 @@ from ruleset.snapshot.pdb import record_eviction
 
 if TYPE_CHECKING:
     from ruleset.api.pod import Pod
-    from ruleset.cluster import ClusterState
     from ruleset.config import Profile
     from ruleset.framework.nominator import Nominator
     from ruleset.framework.results import PostFilterResult
     from ruleset.framework.runtime import Framework
+    from ruleset.snapshot.state import ClusterState
 
 #: A pod that keeps failing after this many attempts is reported unschedulable for good.
 MAX_ATTEMPTS = 32
@@ -77,9 +78,9 @@ def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> Sc
 
     As kube-scheduler does: a pod that does not fit is parked until a cluster event might
     change that — a pod leaving a node (a preemption victim) wakes every parked pod, a pod
-    landing on a node wakes the parked pods a plugin's queueing hint says it may help
-    (InterPodAffinity's: those whose required pod affinity it satisfies, as v1.20's queue
-    does). A pod whose PostFilter (preemption) nominated a node goes back to the queue,
+    landing on a node wakes the parked pods whose required pod affinity it satisfies (as
+    v1.20's queue does, whatever the profile) and those a plugin's queueing hint says it
+    may help. A pod whose PostFilter (preemption) nominated a node goes back to the queue,
     its victims are evicted from the snapshot (and counted against the PDBs covering
     them), lower-priority pods nominated to that node lose their nomination (and are
     woken), and the pod keeps its nomination until it is placed, a later preemption
@@ -91,6 +92,8 @@ def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> Sc
 
     ``framework``'s handle must hold ``state.snapshot``.
     """
+    if framework.handle.snapshot is not state.snapshot:
+        raise ValueError("the framework's handle holds another snapshot than the state to schedule")
     scheduler = Scheduler(framework, seed=seed)
     queue = SchedulingQueue(framework.queue_less)
     run = ScheduleRun(profile=framework.profile, state=state)
@@ -148,7 +151,9 @@ def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> Sc
 
 
 def _worth_retrying(framework: Framework, waiting: Pod, placed: Pod) -> bool:
-    return framework.worth_retrying(waiting, placed)
+    """``AssignedPodAdded``: v1.20's queue retries the parked pods whose required pod affinity
+    the placed pod satisfies, whatever the profile; a plugin's queueing hint may add more."""
+    return satisfies_required_affinity(waiting, placed) or framework.worth_retrying(waiting, placed)
 
 
 def _preempt(run: ScheduleRun, scheduler: Scheduler, queue: SchedulingQueue, pod: Pod,

@@ -23,7 +23,8 @@ from ruleset.selector.convert import (
     is_empty_node_selector_term,
 )
 from ruleset.selector.errors import SelectorError
-from ruleset.selector.model import OPERATORS, Requirement, Selector
+from ruleset.selector.model import Requirement, Selector
+from ruleset.selector.operators import OPERATORS
 from ruleset.selector.requirements import new_requirement
 from ruleset.selector.validation import dns1123_subdomain_errors, label_value_errors, qualified_name_errors
 

@@ -9,11 +9,12 @@ first reported error is random upstream; here it is the order the mapping gives.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from ruleset.gofmt import go_quote
 from ruleset.selector.errors import SelectorError
-from ruleset.selector.model import (
+from ruleset.selector.model import Requirement, Selector
+from ruleset.selector.operators import (
     DOES_NOT_EXIST,
     EQUALS,
     EXISTS,
@@ -21,13 +22,8 @@ from ruleset.selector.model import (
     IN,
     LESS_THAN,
     NOT_IN,
-    Requirement,
-    Selector,
 )
 from ruleset.selector.requirements import new_requirement
-
-if TYPE_CHECKING:
-    from ruleset.api.meta import LabelSelector, LabelSelectorRequirement
 
 #: ``metav1.LabelSelectorOperator`` to selection operator.
 POD_SELECTOR_OPERATORS = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": DOES_NOT_EXIST}
@@ -35,14 +31,40 @@ POD_SELECTOR_OPERATORS = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotE
 NODE_SELECTOR_OPERATORS = {**POD_SELECTOR_OPERATORS, "Gt": GREATER_THAN, "Lt": LESS_THAN}
 
 
+# What the conversions read of the Kubernetes objects (:mod:`ruleset.api` defines them; the
+# selector language sits below the object model and does not import it).
+
+class RequirementLike(Protocol):
+    """A ``metav1.LabelSelectorRequirement`` or ``v1.NodeSelectorRequirement``."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def operator(self) -> str: ...
+
+    @property
+    def values(self) -> Sequence[str]: ...
+
+
+class LabelSelectorLike(Protocol):
+    """A ``metav1.LabelSelector`` (:class:`ruleset.api.meta.LabelSelector`)."""
+
+    @property
+    def match_labels(self) -> Iterable[tuple[str, str]]: ...
+
+    @property
+    def match_expressions(self) -> Sequence[RequirementLike]: ...
+
+
 class NodeSelectorTermLike(Protocol):
-    """What the conversions read of a ``v1.NodeSelectorTerm`` (:class:`ruleset.api.pod.NodeSelectorTerm`)."""
+    """A ``v1.NodeSelectorTerm`` (:class:`ruleset.api.pod.NodeSelectorTerm`)."""
 
     @property
-    def match_expressions(self) -> Sequence[LabelSelectorRequirement]: ...
+    def match_expressions(self) -> Sequence[RequirementLike]: ...
 
     @property
-    def match_fields(self) -> Sequence[LabelSelectorRequirement]: ...
+    def match_fields(self) -> Sequence[RequirementLike]: ...
 
 
 def from_set(labels: Mapping[str, str] | None, *, validate: bool = False) -> Selector:
@@ -60,7 +82,7 @@ def from_set(labels: Mapping[str, str] | None, *, validate: bool = False) -> Sel
     return Selector((group,))
 
 
-def from_label_selector(selector: LabelSelector | None) -> Selector:
+def from_label_selector(selector: LabelSelectorLike | None) -> Selector:
     """``metav1.LabelSelectorAsSelector``: None gives NOTHING, an empty selector EVERYTHING.
 
     ``matchLabels`` become ``=`` requirements; ``matchExpressions`` map In, NotIn, Exists
@@ -82,7 +104,7 @@ def from_label_selector(selector: LabelSelector | None) -> Selector:
     return Selector((tuple(requirements),))
 
 
-def from_node_selector_requirements(requirements: Sequence[LabelSelectorRequirement]) -> Selector:
+def from_node_selector_requirements(requirements: Sequence[RequirementLike]) -> Selector:
     """``nodeSelectorRequirementsAsSelector``: the AND of node selector requirements.
 
     Operators In, NotIn, Exists, DoesNotExist, Gt and Lt; any other fails with

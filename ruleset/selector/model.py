@@ -13,33 +13,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from ruleset.gofmt import parse_int64
-from ruleset.selector.operators import (
-    DOES_NOT_EXIST,
-    DOUBLE_EQUALS,
-    EQUALS,
-    EXISTS,
-    GREATER_THAN,
-    IN,
-    LESS_THAN,
-    NOT_EQUALS,
-    NOT_IN,
-    OPERATORS,
-)
+from ruleset.selector import operators as ops
 
 if TYPE_CHECKING:
     import numpy as np
 
     from ruleset.labels import LabelTable
 
-__all__ = [
-    "DOES_NOT_EXIST", "DOUBLE_EQUALS", "EQUALS", "EXISTS", "GREATER_THAN", "IN", "LESS_THAN", "NOT_EQUALS",
-    "NOT_IN", "OPERATORS", "Requirement", "Selector",
-]
+__all__ = ["Requirement", "Selector"]
 
-_POSITIVE = frozenset((IN, EQUALS, DOUBLE_EQUALS))
-_NEGATIVE = frozenset((NOT_IN, NOT_EQUALS))
-_ORDERED = frozenset((GREATER_THAN, LESS_THAN))
-_SPELLING = {EQUALS: "=", DOUBLE_EQUALS: "==", NOT_EQUALS: "!=", GREATER_THAN: ">", LESS_THAN: "<"}
+_POSITIVE = frozenset((ops.IN, ops.EQUALS, ops.DOUBLE_EQUALS))
+_NEGATIVE = frozenset((ops.NOT_IN, ops.NOT_EQUALS))
+_ORDERED = frozenset((ops.GREATER_THAN, ops.LESS_THAN))
+_SPELLING = {ops.EQUALS: "=", ops.DOUBLE_EQUALS: "==", ops.NOT_EQUALS: "!=", ops.GREATER_THAN: ">",
+             ops.LESS_THAN: "<"}
 
 _MISSING = object()
 
@@ -75,9 +62,9 @@ class Requirement:
             return value is not _MISSING and value in self.values
         if op in _NEGATIVE:
             return value is _MISSING or value not in self.values
-        if op == EXISTS:
+        if op == ops.EXISTS:
             return value is not _MISSING
-        if op == DOES_NOT_EXIST:
+        if op == ops.DOES_NOT_EXIST:
             return value is _MISSING
         if op in _ORDERED:
             if value is _MISSING or len(self.values) != 1:
@@ -86,18 +73,18 @@ class Requirement:
             bound = parse_int64(self.values[0])
             if have is None or bound is None:
                 return False
-            return have > bound if op == GREATER_THAN else have < bound
+            return have > bound if op == ops.GREATER_THAN else have < bound
         return False
 
     def __str__(self) -> str:
         """``Requirement.String``: ``!key``, ``key``, ``key=v``, ``key in (a,b)``, ``key>3``..."""
         op = self.operator
-        if op == DOES_NOT_EXIST:
+        if op == ops.DOES_NOT_EXIST:
             return "!" + self.key
-        if op == EXISTS:
+        if op == ops.EXISTS:
             return self.key
         joined = ",".join(self.values)
-        if op in (IN, NOT_IN):
+        if op in (ops.IN, ops.NOT_IN):
             return f"{self.key} {op} ({joined})"
         return f"{self.key}{_SPELLING.get(op, op)}{joined}"
 

@@ -22,7 +22,8 @@ from lark import Token, Transformer, UnexpectedInput, UnexpectedToken, v_args
 
 from ruleset.bundled import grammar_file
 from ruleset.selector.errors import SelectorError
-from ruleset.selector.model import (
+from ruleset.selector.model import Requirement, Selector
+from ruleset.selector.operators import (
     DOES_NOT_EXIST,
     DOUBLE_EQUALS,
     EQUALS,
@@ -32,8 +33,6 @@ from ruleset.selector.model import (
     LESS_THAN,
     NOT_EQUALS,
     NOT_IN,
-    Requirement,
-    Selector,
 )
 from ruleset.selector.requirements import key_problem, requirement_problem
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from ruleset.gofmt import go_quote, parse_int64
 from ruleset.selector.errors import SelectorError
-from ruleset.selector.model import (
+from ruleset.selector.model import Requirement
+from ruleset.selector.operators import (
     DOES_NOT_EXIST,
     DOUBLE_EQUALS,
     EQUALS,
@@ -17,7 +18,6 @@ from ruleset.selector.model import (
     LESS_THAN,
     NOT_EQUALS,
     NOT_IN,
-    Requirement,
 )
 from ruleset.selector.validation import label_value_errors, qualified_name_errors
 

@@ -198,7 +198,8 @@ def covering(pod: Pod, pdbs: Sequence[PodDisruptionBudget]) -> tuple[int, ...]:
     """Indices of the PDBs in ``pdbs`` that cover ``pod`` (cached on the pod for that list)."""
     cache = pod.__dict__.get("_pdb_cover")
     if cache is not None and cache[0] is pdbs:
-        return cache[1]
+        cached: tuple[int, ...] = cache[1]
+        return cached
     indices = tuple(i for i, pdb in enumerate(pdbs) if selects(pdb, pod)) if pod.labels else ()
     pod.__dict__["_pdb_cover"] = (pdbs, indices)
     return indices

@@ -99,7 +99,8 @@ class PodTable:
 
     def node_of_row(self, row: int) -> int:
         """The node index of ``row`` (-1 for a dead row), as a Python int."""
-        return self._node.data.item(row)
+        node: int = self._node.data.item(row)
+        return node
 
     # Read-only views over the used rows.
     @property

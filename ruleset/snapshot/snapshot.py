@@ -46,9 +46,9 @@ class Workloads:
     pod_disruption_budgets: list[PodDisruptionBudget] = field(default_factory=list)
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
 
-    def in_namespace(self, kind: str, namespace: str) -> list:
+    def in_namespace(self, kind: str, namespace: str) -> list[Any]:
         """Objects of ``kind`` (an attribute name) in ``namespace``, in input order."""
-        cache = self.__dict__.setdefault("_by_namespace", {})
+        cache: dict[tuple[str, str], list[Any]] = self.__dict__.setdefault("_by_namespace", {})
         key = (kind, namespace)
         if key not in cache:
             cache[key] = [o for o in getattr(self, kind) if o.meta.namespace == namespace]
@@ -148,7 +148,8 @@ class Snapshot:
         bring itself up to date when it is used.
         """
         try:
-            return self.derived[key]
+            found: T = self.derived[key]
+            return found
         except KeyError:
             value = self.derived[key] = build(self)
             return value

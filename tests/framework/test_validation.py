@@ -16,6 +16,7 @@ import pytest
 from ruleset import Plugin, hookimpl
 from ruleset.config import Origin, PluginConfig, Profile, RuleConfig, Source
 from ruleset.framework.defaults import plugin_configs
+from ruleset.framework.points import MAX_WEIGHT
 from ruleset.framework.validation import check_plugins
 from tests.factories import registry_with
 
@@ -84,8 +85,15 @@ CASES = [
                  [("multiple-queue-sort", "OtherSort", (), "error")], id="multiple-queue-sort"),
     pytest.param([PluginConfig("NodeName")], {"disabled": ["DefaultBinder"]},
                  [("no-bind-plugin", None, (), "error")], id="no-bind-plugin"),
-    pytest.param([PluginConfig("ImageLocality", weight=2**62), PluginConfig("NodeAffinity", weight=2**62)], {},
-                 [("weight-overflow", "ImageLocality", ("weight",), "error")], id="weight-overflow"),
+    pytest.param([PluginConfig("ImageLocality", weight=MAX_WEIGHT), PluginConfig("NodeAffinity", weight=MAX_WEIGHT)],
+                 {}, [("weight-overflow", "ImageLocality", ("weight",), "error")], id="weight-overflow"),
+    # A weight the schema refuses (above MAX_WEIGHT) is not summed: the schema reports it.
+    pytest.param([PluginConfig("ImageLocality", weight=2**62), PluginConfig("NodeAffinity", weight=2**62)],
+                 {}, [], id="out-of-range-weights-are-the-schemas"),
+    # A points mistake on a default plugin is one problem, not a cascade (the default is not
+    # added again, and QueueSort/Bind are only checked once every plugin is fine).
+    pytest.param([PluginConfig("PrioritySort", points=("filter",))], {},
+                 [("point-not-implemented", "PrioritySort", ("points", 0), "error")], id="points-on-a-default"),
     pytest.param([], {"rules": [RuleConfig("r", require="a in (")]},
                  [("invalid-selector", "Rules", ("args", "rules", 0, "require"), "error")], id="rule-selector"),
 ]

@@ -1,11 +1,11 @@
-"""The scheduling loop: parked pods woken by a placement a queueing hint says may help.
+"""The scheduling loop: parked pods woken by a placement that may help them.
 
 Upstream v1.20 (``internal/queue/scheduling_queue.go``): ``AssignedPodAdded`` moves the
 unschedulable pods whose required pod affinity term the new pod matches
-(``getUnschedulablePodsWithMatchingAffinityTerm``) back to the active queue; here
-InterPodAffinity's ``ruleset_queueing_hint`` answers that question for the loop. Not
-ported: upstream's queue tests drive the informer events and the backoff clock, which a
-snapshot run does not have.
+(``getUnschedulablePodsWithMatchingAffinityTerm``) back to the active queue, whatever the
+profile; plugins' ``ruleset_queueing_hint`` may add pods of their own. Not ported:
+upstream's queue tests drive the informer events and the backoff clock, which a snapshot
+run does not have.
 """
 
 from __future__ import annotations
@@ -97,9 +97,44 @@ def test_a_hint_that_fails_counts_as_a_reason_to_retry_and_none_means_no():
     assert framework_for(["NodeName"], registry).worth_retrying(waiting, placed) is False
 
 
+class ScoringWithHint(Plugin):
+    """Filter, Score and a queueing hint."""
+
+    name = "ScoringWithHint"
+
+    @hookimpl
+    def ruleset_filter(self, nodes):
+        return None
+
+    @hookimpl
+    def ruleset_score(self, nodes):
+        return [0] * len(nodes)
+
+    @hookimpl
+    def ruleset_queueing_hint(self, pod, placed):
+        return True
+
+
 def test_hints_are_asked_only_of_plugins_that_run_filter():
-    registry = registry_with(Failing)
-    profile = Profile(name="p", plugins=[PluginConfig("FailingHint", points=("filter",))])
+    registry = registry_with(ScoringWithHint)
+    profile = Profile(name="p", plugins=[PluginConfig("ScoringWithHint", points=("filter",))])
     assert Framework(profile, registry).has("ruleset_queueing_hint")
-    profile = Profile(name="p", plugins=[PluginConfig("InterPodAffinity", points=("score",))])
+    profile = Profile(name="p", plugins=[PluginConfig("ScoringWithHint", points=("score",))])
     assert not Framework(profile, registry).has("ruleset_queueing_hint")
+
+
+def test_the_affinity_wake_does_not_depend_on_the_profile():
+    """v1.20's queue retries on a matching placement even when the profile lacks
+    InterPodAffinity: big (too large for the node) is tried again once small lands."""
+    state = build_cluster([
+        make_node("n1", {"kubernetes.io/hostname": "n1"}),
+        make_pod("big", labels={"app": "big"}, priority=10, requests={"cpu": "8"}, affinity={
+            "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+                "labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "kubernetes.io/hostname"}]}}),
+        make_pod("small", labels={"app": "x"}, priority=1),
+    ])
+    framework = make_framework(["NodeResourcesFit"], snapshot=state.snapshot)
+    run = schedule_all(framework, state)
+    assert [(e.kind, e.pod, e.detail.get("attempt")) for e in run.events] == [
+        ("unschedulable", "default/big", 1), ("scheduled", "default/small", 1),
+        ("unschedulable", "default/big", 2)]

@@ -23,8 +23,7 @@ from ruleset.plugins.interpodaffinity.scoring import (
     score_nodes,
     topology_scores,
 )
-from ruleset.plugins.interpodaffinity.terms import affinity_term, pod_info
-from ruleset.selector import SelectorError
+from ruleset.plugins.interpodaffinity.terms import pod_info
 
 NAME = "InterPodAffinity"
 MIN_HARD_POD_AFFINITY_WEIGHT = 0
@@ -100,22 +99,6 @@ class InterPodAffinity(Plugin):
         if pre_filter is None:
             return FilterResult.error(len(nodes), _state_error(PRE_FILTER_STATE_KEY))
         return filter_nodes(pre_filter, nodes)
-
-    @hookimpl
-    def ruleset_queueing_hint(self, pod: Pod, placed: Pod) -> bool:
-        """Whether ``placed`` satisfies one of the parked ``pod``'s required pod affinity terms
-        (v1.20's ``getUnschedulablePodsWithMatchingAffinityTerm``); a term whose selector does
-        not parse is skipped."""
-        affinity = pod.affinity.pod_affinity
-        if affinity is None or not affinity.required:
-            return False
-        for term in affinity.required:
-            try:
-                if affinity_term(term, pod.namespace).matches(placed):
-                    return True
-            except SelectorError:
-                continue
-        return False
 
     # ------------------------------------------------------------------- Scoring
     @hookimpl

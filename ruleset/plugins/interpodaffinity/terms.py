@@ -7,27 +7,14 @@ from __future__ import annotations
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from ruleset import Snapshot
+from ruleset.api.affinity import AffinityTerm, affinity_term
 from ruleset.api.pod import Pod, PodAffinityTerm, WeightedPodAffinityTerm
-from ruleset.selector import Selector, SelectorError, from_label_selector
+from ruleset.selector import SelectorError
 from ruleset.snapshot import PodTable
-
-
-@dataclass(frozen=True, slots=True)
-class AffinityTerm:
-    """``framework.AffinityTerm``: a converted pod affinity term."""
-
-    namespaces: frozenset[str]
-    selector: Selector
-    topology_key: str
-
-    def matches(self, pod: Pod) -> bool:
-        """``PodMatchesTermsNamespaceAndSelector``."""
-        return pod.namespace in self.namespaces and self.selector.matches(pod.labels)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +32,6 @@ class PodInfo:
     preferred_affinity: tuple[WeightedAffinityTerm, ...] = ()
     preferred_anti_affinity: tuple[WeightedAffinityTerm, ...] = ()
     parse_error: str | None = None
-
-
-@lru_cache(maxsize=65536)
-def affinity_term(term: PodAffinityTerm, namespace: str) -> AffinityTerm:
-    """``newAffinityTerm``; raises SelectorError. Cached, so the pods of a workload share one object."""
-    namespaces = frozenset(term.namespaces) if term.namespaces else frozenset((namespace,))
-    return AffinityTerm(namespaces, from_label_selector(term.label_selector), term.topology_key)
 
 
 def _terms(pod: Pod, terms: Sequence[PodAffinityTerm]) -> tuple[tuple[AffinityTerm, ...], str | None]:

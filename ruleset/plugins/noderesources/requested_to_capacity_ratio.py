@@ -26,6 +26,7 @@ from ruleset import MAX_NODE_SCORE, ArgError, Handle, NodeSet, Plugin, arg_field
 from ruleset.api.pod import Pod
 from ruleset.plugins.helper.normalize import go_div
 from ruleset.plugins.noderesources.resource_allocation import (
+    DEFAULT_RESOURCE_SPECS,
     RESOURCES_DESCRIPTION,
     RESOURCES_SCHEMA,
     ResourceSpec,
@@ -84,7 +85,7 @@ class RequestedToCapacityRatioArgs:
         description="Required: the utilization (0..100) -> score (0..10) points of the curve, utilization "
                     "strictly increasing; at least one point.")
     resources: tuple[ResourceSpec, ...] = arg_field(
-        "resources", default=(), parse=parse_resources_defaulted, dump=dump_resources,
+        "resources", default=DEFAULT_RESOURCE_SPECS, parse=parse_resources_defaulted, dump=dump_resources,
         schema=RESOURCES_SCHEMA, description=RESOURCES_DESCRIPTION)
 
     def __post_init__(self) -> None:

@@ -58,11 +58,13 @@ RESOURCES_SCHEMA: dict[str, Any] = {
     },
 }
 RESOURCES_DESCRIPTION = "Resources to score and their weights; cpu and memory with weight 1 when empty."
+#: The ``resources`` arg when none is given (an empty list means the same).
+DEFAULT_RESOURCE_SPECS = tuple(ResourceSpec(n, w) for n, w in DEFAULT_RESOURCES)
 
 
 def with_default_resources(specs: tuple[ResourceSpec, ...]) -> tuple[ResourceSpec, ...]:
     """v1beta1 defaulting: an empty list means cpu and memory, weight 1."""
-    return specs or tuple(ResourceSpec(n, w) for n, w in DEFAULT_RESOURCES)
+    return specs or DEFAULT_RESOURCE_SPECS
 
 
 def parse_resources_defaulted(raw: list[dict]) -> tuple[ResourceSpec, ...]:
@@ -146,7 +148,7 @@ class ResourceWeightsArgs:
     """``NodeResources{Least,Most}AllocatedArgs`` of kubescheduler.config.k8s.io/v1beta1."""
 
     resources: tuple[ResourceSpec, ...] = arg_field(
-        "resources", default=(), parse=parse_resources_defaulted, dump=dump_resources,
+        "resources", default=DEFAULT_RESOURCE_SPECS, parse=parse_resources_defaulted, dump=dump_resources,
         schema=RESOURCES_SCHEMA, description=RESOURCES_DESCRIPTION)
 
     def __post_init__(self) -> None:

@@ -6,13 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ruleset import ArgError, arg_field
+from ruleset import MAX_TOTAL_SCORE, ArgError, arg_field
 from ruleset.plugins.rules.compiled import MATCH_SCORE, SELECTOR_FIELDS, selector
 from ruleset.selector import SelectorError
 
-_MAX_INT64 = 2**63 - 1
-#: The largest weight a rule may have: 100 × weight must fit an int64.
-MAX_RULE_WEIGHT = _MAX_INT64 // MATCH_SCORE
+#: The largest weight a rule may have: 100 × weight must fit the int64 total.
+MAX_RULE_WEIGHT = MAX_TOTAL_SCORE // MATCH_SCORE
 
 #: One rule (a ``[[rules]]`` table, or an entry of the ``rules`` arg).
 RULE_SCHEMA: dict[str, Any] = {
@@ -105,7 +104,7 @@ def validate_rules(args: RulesArgs) -> list[ArgError]:
         if rule.prefer is None:
             continue
         total += rule.weight
-        if total * MATCH_SCORE > _MAX_INT64:
+        if total * MATCH_SCORE > MAX_TOTAL_SCORE:
             errors.append(ArgError(("rules", index, "weight"), "total weight of the rules' preferences could "
                                    "overflow", code="weight-overflow", at_value=True))
             break

@@ -1,0 +1,20 @@
+"""What a run starts from: the snapshot, and the pods waiting for a node."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ruleset.api.pod import Pod
+from ruleset.snapshot.snapshot import Snapshot
+
+
+@dataclass
+class ClusterState:
+    """A snapshot ready to schedule on, and the pods waiting for a node (in input order)."""
+
+    snapshot: Snapshot
+    pending: list[Pod]
+    notes: Counter[str] = field(default_factory=Counter)
+    #: Pods that can never be scheduled because their manifest is inconsistent, with why.
+    pod_errors: dict[Pod, str] = field(default_factory=dict)
