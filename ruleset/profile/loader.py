@@ -466,9 +466,10 @@ def _located(profile: Profile, findings: list[Finding], assembler: _Assembler,
 
     ``found`` are the problems already reported. A finding about a plugin table's value
     they flag as an error is dropped (that value is not what the user meant, and one report
-    is enough), and so is every finding about args in which they flag anything (args are
-    only checked as a whole, once the schema accepts them). Findings about ``[[rules]]``
-    are about what the loader could read of each rule, and always kept.
+    is enough), and so is every finding about the args of a plugin whose written ``args``
+    they flag anything in (args are only checked as a whole, once the schema accepts
+    them). Findings about ``[[rules]]`` are otherwise about what the loader could read of
+    each rule, and kept.
     """
     flagged = {(p.file, p.path) for p in found if p.severity == "error" and p.path}
 
@@ -499,8 +500,10 @@ def _located(profile: Profile, findings: list[Finding], assembler: _Assembler,
             continue
         prefix, source = written
         path = (*source.path, *finding.key[len(prefix):])
-        if prefix in _TABLE_KEYS and (flagged_at(str(pf.path), path)
-                                      or (prefix == ("args",) and flagged_inside(str(pf.path), source.path))):
+        if prefix in _TABLE_KEYS and flagged_at(str(pf.path), path):
+            continue
+        args = config.sources.get(("args",))
+        if finding.key[:1] == ("args",) and args is not None and flagged_inside(args.origin.file, args.path):
             continue
         problems.append(_at(pf, path, finding))
     return problems
