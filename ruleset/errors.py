@@ -7,8 +7,29 @@ them; the CLI prints one line per problem and exits 2. Nothing user-facing is a 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+# C0 and C1 controls, DEL, line and paragraph separators, bidirectional overrides and
+# isolates, and lone surrogates (undecodable bytes of a file name or argument).
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
+
+
+def printable(text: str, keep: str = "") -> str:
+    """``text`` with every character that could forge a line or steer a terminal shown as an
+    escape (``\\n``, ``\\x1b``, ``\\u202e``…): for values that came from an input and are
+    about to be printed. Everything else, non-ASCII letters included, is left as it is, and
+    so are the characters of ``keep`` (for a format that escapes those its own way)."""
+    if not _UNPRINTABLE.search(text):
+        return text
+    return _UNPRINTABLE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,8 +45,8 @@ class Problem:
     severity: str = "error"
 
     def location(self) -> str:
-        """``file:line:col`` (as much of it as is known)."""
-        parts = [self.file or "<input>"]
+        """``file:line:col`` (as much of it as is known), printable."""
+        parts = [printable(self.file) if self.file else "<input>"]
         if self.line is not None:
             parts.append(str(self.line))
             if self.column is not None:
@@ -35,7 +56,7 @@ class Problem:
     def __str__(self) -> str:
         where = self.location()
         what = f"{self.path}: {self.message}" if self.path else self.message
-        return f"{where}: {what}"
+        return f"{where}: {printable(what)}"
 
 
 @dataclass

@@ -5,16 +5,19 @@ imported only to build the parser, and heavy imports happen inside each command'
 so that ``ruleset validate`` on one file starts fast.
 
 Exit codes: 0 success, 1 a negative answer (invalid profile, unschedulable pods where the
-command says so), 2 usage or input errors (printed one per line, never a traceback).
+command says so), 2 usage or input errors (printed one per line, never a traceback). An
+unexpected exception is a bug: it is reported as one ``internal error`` line, exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 
-from ruleset.errors import RulesetError
+from ruleset.errors import RulesetError, printable
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMANDS = ("score", "schedule", "selector", "validate", "show", "schema", "export", "import_config")
@@ -55,8 +58,20 @@ def report_problems(exc: RulesetError) -> None:
         print(f"{problem.severity}: {problem}", file=sys.stderr)
 
 
+def _tolerant_streams() -> None:
+    """Any output encoding works: a character the terminal's encoding lacks, or a lone
+    surrogate from an undecodable argument or file name, is written as a backslash escape
+    instead of failing the command."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
+    _tolerant_streams()
     argv = sys.argv[1:] if argv is None else list(argv)
     # `ruleset validate …`: import only the command that runs (each module registers one command;
     # the full parser is built for --help, --version, and anything that is not a command).
@@ -79,3 +94,21 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:  # a path or a write the user named: an input error, not a crash
+        where = os.fsdecode(exc.filename) if exc.filename is not None else "<input>"
+        print(f"error: {printable(where)}: {printable(exc.strerror or str(exc))}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        if "null byte" not in str(exc):  # what the OS layer says of a path with a NUL in it
+            return _internal_error(exc)
+        where = next((arg for arg in argv if "\0" in arg), "<input>")
+        print(f"error: {printable(where)}: a path cannot contain a NUL byte", file=sys.stderr)
+        return 2
+    except Exception as exc:  # the last line of defence: one line, never a traceback
+        return _internal_error(exc)
+
+
+def _internal_error(exc: Exception) -> int:
+    print(f"error: internal error (a bug in ruleset; please report it with the command that caused it): "
+          f"{printable(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)
+    return 2

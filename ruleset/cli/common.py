@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ruleset.errors import printable
+
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", "-p", metavar="PROFILE",
@@ -22,4 +24,4 @@ def report_notes(notes: dict, verbose: bool) -> None:
     if not verbose or not notes:
         return
     for what, count in sorted(notes.items()):
-        print(f"note: skipped {count} × {what}", file=sys.stderr)
+        print(f"note: skipped {count} × {printable(what)}", file=sys.stderr)

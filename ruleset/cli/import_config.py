@@ -10,6 +10,7 @@ in it, unknown apiVersion, an existing output file without ``--force``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from typing import Any
 
@@ -41,7 +42,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ruleset.cli.output import refuse_existing, write_atomic
+    from ruleset.cli.output import write_files
     from ruleset.errors import Problem, RulesetError
     from ruleset.kubeconfig.importer import file_name, import_config, render
     from ruleset.kubeconfig.model import INVALID, LOSSY
@@ -66,10 +67,19 @@ def run(args: argparse.Namespace) -> int:
     outputs = [(file_name(p.name, taken), render(p)) for p in result.profiles]
     if args.output:
         directory = Path(args.output)
+        if directory.exists() and not directory.is_dir():
+            raise RulesetError(Problem("is not a folder; -o names the folder to write the profiles into",
+                                       file=str(directory), code="io-error"))
+        created = [p for p in (directory, *directory.parents) if not p.exists()]
         directory.mkdir(parents=True, exist_ok=True)
-        refuse_existing([directory / name for name, _ in outputs], args.force)
-        for name, text in outputs:
-            write_atomic(directory / name, text, force=args.force)
+        try:
+            write_files([(directory / name, text) for name, text in outputs], force=args.force)
+        except BaseException:
+            for folder in created:  # nothing was written: leave no new folder behind either
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            raise
+        for name, _ in outputs:
             print(f"wrote {directory / name}", file=sys.stderr)
         return 0
     for i, (name, text) in enumerate(outputs):

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from ruleset.cli.common import add_run_arguments, report_notes
+from ruleset.errors import printable
 
 
 def register(subparsers: Any) -> None:
@@ -97,4 +98,4 @@ def schedule_text(run: Any) -> str:
         lines.append(f"  {r['name'].ljust(name_width)}  {cpu}  "
                      f"{_pct(r['memory']['requested'], r['memory']['allocatable'])}   "
                      f"{r['pods']['count']}/{r['pods']['allocatable']}")
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)  # names and reasons come from the input

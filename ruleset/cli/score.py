@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from ruleset.cli.common import add_run_arguments, report_notes
+from ruleset.errors import printable
 
 
 def register(subparsers: Any) -> None:
@@ -172,4 +173,4 @@ def score_text(report: Any) -> str:
             for cand in pre.get("candidates", []):
                 lines.append(f"  candidate {cand['node']}: victims {', '.join(cand['victims']) or '-'}"
                              f", PDB violations {cand['pdbViolations']}")
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)  # names and reasons come from the input

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ruleset.errors import Problem, RulesetError
+from ruleset.errors import Problem, RulesetError, printable
 
 
 def register(subparsers: Any) -> None:
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
             error = {"message": exc.reason, "column": exc.column}
             print_json({"selector": args.expr, "valid": False, "error": error})
         else:
-            print(str(exc))
+            print(printable(str(exc), keep="\n"))
         return 1
 
     matches = selector.matches(labels) if labels is not None else None
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             }
         )
     else:
-        print(str(selector) if not selector.empty() else "(empty selector: matches everything)")
+        print(printable(str(selector)) if not selector.empty() else "(empty selector: matches everything)")
         if matches is not None:
             print("matches" if matches else "does not match")
     return 0 if matches is not False else 1

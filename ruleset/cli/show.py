@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ruleset.errors import printable
+
 OUTPUTS = ("text", "json", "toml")
 
 
@@ -122,7 +124,7 @@ def profile_text(document: dict[str, Any]) -> str:
                 if rule[key]:
                     parts.append(f"{key}: {rule[key]}")
             lines.append(f"  {rule['name']}  ({'; '.join(parts)})")
-    return "\n".join(lines) + "\n"
+    return "\n".join(printable(line) for line in lines) + "\n"  # names and values come from the input
 
 
 # ------------------------------------------------------------------------------------ TOML

@@ -11,6 +11,7 @@ import argparse
 import sys
 from typing import Any
 
+from ruleset.errors import Problem, printable
 from ruleset.validate import FORMATS
 
 
@@ -32,9 +33,12 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ruleset.validate import expand_paths, render, validate_files
 
-    paths = expand_paths(args.paths)
+    skipped: list[Problem] = []
+    paths = expand_paths(args.paths, skipped)
     report = validate_files(paths, strict=args.strict)
+    for note in skipped:
+        print(f"{note.severity}: {note}", file=sys.stderr)
     for note in report.notes:
-        print(f"{note.severity}: {note.message} [{note.code}]", file=sys.stderr)
+        print(f"{note.severity}: {printable(note.message)} [{note.code}]", file=sys.stderr)
     sys.stdout.write(render(report, args.output))
     return report.exit_code

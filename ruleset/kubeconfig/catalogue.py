@@ -103,6 +103,15 @@ UNSUPPORTED_IN_TREE: dict[str, str] = {
 }
 
 
+def type_word(value: Any) -> str:
+    """The YAML/JSON kind of a decoded value, as a message names it."""
+    for kind, word in ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string"),
+                       (list, "a list"), (dict, "a mapping")):
+        if isinstance(value, kind):
+            return word
+    return "null" if value is None else type(value).__name__
+
+
 def extenders_reason(count: int) -> str:
     """Why a configuration's (or a Policy's) ``extenders`` do not cross."""
     return (f"{count} scheduler extender(s): ruleset does not call HTTP extenders, so their filters, "

@@ -27,6 +27,7 @@ from ruleset.kubeconfig.catalogue import (
     SCORING_STRATEGIES,
     UNSUPPORTED_IN_TREE,
     UPSTREAM_ONLY_DEFAULTS,
+    type_word,
 )
 from ruleset.kubeconfig.documents import find_configs
 from ruleset.kubeconfig.legacy import read_policy
@@ -193,12 +194,36 @@ def translate(up: UpstreamProfile, registry: PluginRegistry) -> ImportedProfile:
     return ImportedProfile(name=data["name"], data=data, header=header, issues=issues, where=where)
 
 
+def _strategy_problems(strategy: Any) -> list[tuple[str, str]]:
+    """Wrongly typed fields of NodeResourcesFit's ``scoringStrategy``: kube-scheduler's decoder
+    refuses the whole configuration for one."""
+    where = "NodeResourcesFit args.scoringStrategy"
+    if not isinstance(strategy, dict):
+        return [(where, f"expected a mapping, got {type_word(strategy)}")]
+    kinds = (("type", str), ("resources", list), ("requestedToCapacityRatio", dict))
+    fields: list[tuple[str, Any, type]] = [(f"{where}.{key}", strategy.get(key), kind) for key, kind in kinds]
+    ratio = strategy.get("requestedToCapacityRatio")
+    if isinstance(ratio, dict):
+        fields.append((f"{where}.requestedToCapacityRatio.shape", ratio.get("shape"), list))
+    return [(path, f"expected {_KIND_WORDS[kind]}, got {type_word(value)}")
+            for path, value, kind in fields if value is not None and not isinstance(value, kind)]
+
+
+_KIND_WORDS: dict[type, str] = {str: "a string", list: "a list", dict: "a mapping"}
+
+
 def _scoring_strategy(up: UpstreamProfile, report: Any) -> str | None:
     """The ruleset plugin NodeResourcesFit's Score is (v1beta2+), from its scoringStrategy."""
     if up.release < "1.22":
         return None
-    strategy = (up.args.get("NodeResourcesFit") or {}).get("scoringStrategy") or {}
-    kind = strategy.get("type") or "LeastAllocated" if isinstance(strategy, dict) else "LeastAllocated"
+    fit = up.args.get("NodeResourcesFit") or {}
+    strategy = fit.get("scoringStrategy") if isinstance(fit, dict) else None
+    problems = _strategy_problems(strategy) if strategy is not None else []
+    for path, message in problems:
+        report(INVALID, path, message)
+    if problems:
+        return None
+    kind = (strategy or {}).get("type") or "LeastAllocated"
     if kind not in SCORING_STRATEGIES:
         report(
             INVALID,
@@ -290,9 +315,9 @@ def _plugin_args(
     raw: dict[str, Any] | None
     if up.release >= "1.22" and name == strategy and upstream_name == "NodeResourcesFit":
         fit = (up.args.get("NodeResourcesFit") or {}).get("scoringStrategy") or {}
-        raw = {"resources": _resources(fit.get("resources") if isinstance(fit, dict) else None)}
+        raw = {"resources": _resources(fit.get("resources"))}
         if name == "RequestedToCapacityRatio":
-            rtcr = fit.get("requestedToCapacityRatio") or {} if isinstance(fit, dict) else {}
+            rtcr = fit.get("requestedToCapacityRatio") or {}
             raw["shape"] = rtcr.get("shape") or []
     else:
         raw = up.args.get(upstream_name)

@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from ruleset.framework.points import POINT_KEYS
-from ruleset.kubeconfig.catalogue import extenders_reason
+from ruleset.kubeconfig.catalogue import extenders_reason, type_word
 from ruleset.kubeconfig.model import INVALID, LOSSY, NOTE, Issue, UpstreamProfile
 from ruleset.kubeconfig.versions import REGISTRY_1_20
 
@@ -471,7 +471,9 @@ def _always_check_all_predicates(b: _Builder, value: Any) -> None:
 
 def _extenders(b: _Builder, extenders: Any) -> None:
     """The Policy's ``extenders`` (``apis/config`` ``Policy.Extenders``) @1.20: reported, not run."""
-    if extenders:
+    if extenders and not isinstance(extenders, list):
+        b.issue(INVALID, "extenders", f"expected a list of extenders, got {type_word(extenders)}")
+    elif extenders:
         b.issue(LOSSY, "extenders", extenders_reason(len(extenders)))
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ruleset.errors import printable
+
 #: An item that cannot cross to the other side: refused unless ``--allow-lossy``, which
 #: drops it with a warning.
 LOSSY = "lossy"
@@ -27,7 +29,7 @@ class Issue:
 
     def __str__(self) -> str:
         where = f"{self.where}: " if self.where else ""
-        return f"{where}{self.item}: {self.reason}"
+        return printable(f"{where}{self.item}: {self.reason}")
 
 
 @dataclass

@@ -80,19 +80,21 @@ class Report:
         return 1 if self.invalid else 0
 
 
-def expand_paths(arguments: Iterable[str]) -> list[Path]:
+def expand_paths(arguments: Iterable[str], notes: list[Problem] | None = None) -> list[Path]:
     """Files, folders (``*.toml`` recursively, skipping hidden folders) and globs, each file once.
 
     Raises :class:`RulesetError` (exit 2) for a path that does not exist, a glob that matches
-    nothing, or a folder holding no ``*.toml`` file.
+    nothing, or a folder holding no ``*.toml`` file. What a folder holds that is not a
+    regular file is skipped, each with a warning appended to ``notes``.
     """
+    notes = notes if notes is not None else []
     out: list[Path] = []
     seen: set[str] = set()
     problems: list[Problem] = []
     for argument in arguments:
         path = Path(argument)
         if path.is_dir():
-            found = _toml_files(path)
+            found = _toml_files(path, notes)
             if not found:
                 problems.append(Problem("no *.toml files in this folder", file=argument, code="io-error"))
         elif path.exists():
@@ -100,7 +102,7 @@ def expand_paths(arguments: Iterable[str]) -> list[Path]:
         elif _GLOB_CHARS & set(argument):
             found = []
             for match in sorted(glob.glob(argument, recursive=True)):
-                found.extend(_toml_files(Path(match)) if os.path.isdir(match) else [Path(match)])
+                found.extend(_toml_files(Path(match), notes) if os.path.isdir(match) else [Path(match)])
             if not found:
                 problems.append(Problem("no files match this pattern", file=argument, code="io-error"))
         else:
@@ -116,11 +118,21 @@ def expand_paths(arguments: Iterable[str]) -> list[Path]:
     return out
 
 
-def _toml_files(folder: Path) -> list[Path]:
+def _toml_files(folder: Path, notes: list[Problem]) -> list[Path]:
+    """The ``*.toml`` regular files below ``folder``; others of that name (a FIFO would block
+    the run, a device never end it) are skipped with a note."""
     found: list[Path] = []
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(Path(root) / name for name in sorted(files) if name.endswith(".toml"))
+        for name in sorted(files):
+            path = Path(root) / name
+            if not name.endswith(".toml"):
+                continue
+            if path.is_file():
+                found.append(path)
+            else:
+                notes.append(Problem("skipped: not a regular file", file=str(path), code="io-error",
+                                     severity="warning"))
     return found
 
 

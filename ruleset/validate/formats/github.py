@@ -6,7 +6,7 @@ closes the log. Data and property values are escaped as ``@actions/core`` escape
 
 from __future__ import annotations
 
-from ruleset.errors import Problem
+from ruleset.errors import Problem, printable
 from ruleset.validate.checks import Report
 from ruleset.validate.formats.text import describe, summary
 
@@ -20,14 +20,16 @@ def escape_property(text: str) -> str:
 
 
 def command(problem: Problem) -> str:
-    properties = [f"file={escape_property(problem.file or '')}"]
+    properties = [f"file={escape_property(printable(problem.file or ''))}"]
     if problem.line is not None:
         properties.append(f"line={problem.line}")
         if problem.column is not None:
             properties.append(f"col={problem.column}")
-    properties.append(f"title={escape_property(problem.code)}")
+    properties.append(f"title={escape_property(printable(problem.code))}")
     kind = "error" if problem.severity == "error" else "warning"
-    return f"::{kind} {','.join(properties)}::{escape_data(describe(problem))}"
+    # GitHub decodes %0A and %0D into the message; every other control character is escaped.
+    message = escape_data(printable(describe(problem), keep="\r\n"))
+    return f"::{kind} {','.join(properties)}::{message}"
 
 
 def render(report: Report) -> str:

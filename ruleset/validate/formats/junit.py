@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
+from ruleset.errors import printable
 from ruleset.validate.checks import Report
 from ruleset.validate.formats.text import describe, line
 
@@ -21,7 +22,9 @@ def render(report: Report) -> str:
     failures = errors = 0
     total_time = 0.0
     for file in report.files:
-        case = ET.SubElement(suite, "testcase", name=file.path, classname=SUITE, file=file.path,
+        # Only printable text: XML 1.0 has no way to write most control characters.
+        name = printable(file.path)
+        case = ET.SubElement(suite, "testcase", name=name, classname=SUITE, file=name,
                              time=f"{file.seconds:.3f}")
         total_time += file.seconds
         out = []
@@ -35,7 +38,8 @@ def render(report: Report) -> str:
             else:
                 out.append(line(problem))
                 continue
-            element = ET.SubElement(case, tag, message=describe(problem), type=problem.code)
+            element = ET.SubElement(case, tag, message=printable(describe(problem)),
+                                    type=printable(problem.code))
             element.text = line(problem)
         if out:
             ET.SubElement(case, "system-out").text = "\n".join(out)

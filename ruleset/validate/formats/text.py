@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ruleset.errors import Problem
+from ruleset.errors import Problem, printable
 from ruleset.validate.checks import Report
 
 
@@ -17,13 +17,14 @@ def summary(report: Report) -> str:
 
 
 def describe(problem: Problem) -> str:
-    """``path: message`` (just the message when the problem has no key path)."""
+    """``path: message`` (just the message when the problem has no key path), as written."""
     return f"{problem.path}: {problem.message}" if problem.path else problem.message
 
 
 def line(problem: Problem) -> str:
     """One problem, as compilers print them (editors and CI problem matchers read this)."""
-    return f"{problem.location()}: {problem.severity}: {describe(problem)} [{problem.code}]"
+    what = printable(describe(problem))
+    return f"{problem.location()}: {problem.severity}: {what} [{printable(problem.code)}]"
 
 
 def render(report: Report) -> str:
