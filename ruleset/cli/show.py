@@ -60,6 +60,8 @@ def effective_profile(argument: str) -> dict[str, Any]:
         origin = config.origin
         plugins.append({
             "name": name,
+            # The name results (and the extension points below) report it under: as written.
+            "writtenAs": config.label,
             "implicit": name not in written,
             "points": points,
             "configuredPoints": list(config.points) if config.points is not None else None,
@@ -92,7 +94,7 @@ def profile_text(document: dict[str, Any]) -> str:
     pct = document["percentageOfNodesToScore"]
     lines.append(f"percentageOfNodesToScore: {pct if pct else '0 (adaptive)'}")
     lines.append("")
-    weights = {p["name"]: p["weight"] for p in document["plugins"]}
+    weights = {p["writtenAs"]: p["weight"] for p in document["plugins"]}
     lines.append("extension points, in run order:")
     width = max(len(point) for point in document["extensionPoints"])
     for point, names in document["extensionPoints"].items():

@@ -283,6 +283,23 @@ def _map_name(
     return canonical
 
 
+def _non_string_key(value: Any, path: str = "") -> tuple[str, Any] | None:
+    """The first mapping key below ``value`` that is not a string, with where it is."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return path, key
+            found = _non_string_key(item, f"{path}.{key}")
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _non_string_key(item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
+
+
 def _strip_none(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _strip_none(v) for k, v in value.items() if v is not None}
@@ -330,6 +347,13 @@ def _plugin_args(
     if not raw:
         return None
     raw = _strip_none(raw)
+    bad_key = _non_string_key(raw)
+    if bad_key is not None:
+        path, key = bad_key
+        # YAML 1.1 reads keys such as `on` or `yes` as booleans; kube-scheduler's strict decoder
+        # then finds no field of that name and refuses the configuration.
+        report(INVALID, f"plugin {upstream_name} args{path}", f"{key!r} is not a field name")
+        return None
     if up.release < "1.20":
         for key in ("resources", "shape"):
             if key in raw:
