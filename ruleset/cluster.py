@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from ruleset.api.meta import ObjectMeta
+from ruleset.api.meta import ObjectMeta, Origin
 from ruleset.api.pod import Pod
 from ruleset.api.workloads import PriorityClass
 from ruleset.errors import Problem, RulesetError
@@ -24,6 +24,8 @@ SYSTEM_PRIORITY_CLASSES = {
     "system-cluster-critical": 2000000000,
 }
 DEFAULT_PREEMPTION_POLICY = "PreemptLowerPriority"
+#: Duplicate Nodes (and Pods) listed one by one; the rest are counted on one more line.
+MAX_LISTED_DUPLICATES = 5
 
 
 def _priority_classes(cluster: Cluster) -> dict[str, PriorityClass]:
@@ -44,13 +46,25 @@ def global_default(classes: Iterable[PriorityClass]) -> PriorityClass | None:
 
 def resolve_priority(pod: Pod, classes: dict[str, PriorityClass],
                      default: PriorityClass | None) -> str | None:
-    """Set ``pod.priority`` and ``pod.preemption_policy`` as admission would; returns an error or None."""
+    """Set ``pod.priority`` and ``pod.preemption_policy``; returns an error or None.
+
+    A pod with ``spec.priority`` has been through admission already (the Priority admission
+    plugin writes it when the pod is created), and kube-scheduler reads only that field
+    (``corev1helpers.PodPriority``), never the class again: such a pod keeps its priority
+    even when its PriorityClass has been deleted since. A pod without ``spec.priority`` is
+    resolved as admission would resolve it on creation: its class, else the global default,
+    else 0; a class that does not exist is admission's refusal, ``no PriorityClass with name
+    … was found`` (the pod could not have been created, so it is reported, not scheduled).
+    An absent ``spec.preemptionPolicy`` comes from the class (admission copies it), else
+    PreemptLowerPriority (what the scheduler assumes of a nil policy).
+    """
     pc = classes.get(pod.priority_class_name) if pod.priority_class_name else default
     error = None
-    if pod.priority_class_name and pc is None:
-        error = f"no PriorityClass with name {pod.priority_class_name} was found"
     if pod.spec_priority is not None:
         pod.priority = pod.spec_priority
+    elif pod.priority_class_name and pc is None:
+        error = f"no PriorityClass with name {pod.priority_class_name} was found"
+        pod.priority = 0
     elif pc is not None:
         pod.priority = pc.value
     else:
@@ -60,20 +74,44 @@ def resolve_priority(pod: Pod, classes: dict[str, PriorityClass],
     return error
 
 
+def _duplicate_problems(kind: str, objects: Iterable[tuple[str, Origin | None]]) -> list[Problem]:
+    """One located problem per object whose name (``namespace/name`` for pods) came before, for
+    the first :data:`MAX_LISTED_DUPLICATES`; then one line counting the rest, located at the
+    first of them."""
+    seen: set[str] = set()
+    duplicates: list[tuple[str, Origin | None]] = []
+    for name, origin in objects:
+        if name in seen:
+            duplicates.append((name, origin))
+        seen.add(name)
+    problems = []
+    for name, origin in duplicates[:MAX_LISTED_DUPLICATES]:
+        file, line, where = _location(origin)
+        subject = f"{kind} {name}"
+        problems.append(Problem(f"duplicate {kind} {name!r}", file=file, line=line,
+                                path=f"{where}: {subject}" if where else subject, code="duplicate"))
+    rest = duplicates[MAX_LISTED_DUPLICATES:]
+    if rest:
+        file, line, where = _location(rest[0][1])
+        problems.append(Problem(f"{len(rest)} more duplicate {kind}s, from this one on "
+                                f"(only the first {MAX_LISTED_DUPLICATES} are listed)",
+                                file=file, line=line, path=where, code="duplicate"))
+    return problems
+
+
+def _location(origin: Origin | None) -> tuple[str | None, int | None, str | None]:
+    """(file, line, ``document N`` when the line is unknown) of an object, as decoding locates."""
+    if origin is None:
+        return None, None, None
+    where = f"document {origin.document + 1}" if origin.line is None and origin.document is not None else None
+    return origin.file, origin.line, where
+
+
 def build_cluster_state(cluster: Cluster) -> ClusterState:
-    """Build the snapshot; raise :class:`RulesetError` for duplicate nodes or pods."""
-    problems: list[Problem] = []
-    seen_nodes: set[str] = set()
-    for node in cluster.nodes:
-        if node.name in seen_nodes:
-            problems.append(Problem(f"duplicate Node {node.name!r}", path=f"Node {node.name}",
-                                    code="duplicate"))
-        seen_nodes.add(node.name)
-    seen_pods: set[str] = set()
-    for pod in cluster.pods:
-        if pod.key in seen_pods:
-            problems.append(Problem(f"duplicate Pod {pod.key!r}", path=f"Pod {pod.key}", code="duplicate"))
-        seen_pods.add(pod.key)
+    """Build the snapshot; raise :class:`RulesetError` for duplicate nodes or pods (each located
+    at the duplicate; at most :data:`MAX_LISTED_DUPLICATES` lines of each kind, and a count)."""
+    problems = _duplicate_problems("Node", ((n.name, n.meta.origin) for n in cluster.nodes))
+    problems += _duplicate_problems("Pod", ((p.key, p.meta.origin) for p in cluster.pods))
     if problems:
         raise RulesetError(problems)
 

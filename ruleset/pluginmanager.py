@@ -4,12 +4,15 @@ Discovery uses one pluggy manager with the :class:`~ruleset.hookspecs.DiscoveryS
 Each third-party package is loaded on its own: one that fails to import or to register is
 reported by name and left out, and the rest of the run goes on.
 
-Set ``RULESET_DISABLE_PLUGIN_AUTOLOAD=1`` to skip entry points (hermetic tests, debugging).
+Set ``RULESET_DISABLE_PLUGIN_AUTOLOAD=1`` (or ``true``, ``yes``, in any case) to skip entry
+points (hermetic tests, debugging); any other value, ``0``, ``false`` and empty included, leaves
+autoloading on.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
@@ -24,6 +27,15 @@ from ruleset.framework.plugin import Plugin
 ENTRY_POINT_GROUP = "ruleset"
 BUILTIN_MODULE = "ruleset.plugins"
 AUTOLOAD_ENV = "RULESET_DISABLE_PLUGIN_AUTOLOAD"
+#: The values of :data:`AUTOLOAD_ENV` that disable autoloading (compared case-insensitively).
+_TRUTHY = frozenset(("1", "true", "yes"))
+
+
+def autoload_disabled(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether :data:`AUTOLOAD_ENV` (in ``environ``, default ``os.environ``) disables entry points:
+    only a truthy value does (``1``, ``true``, ``yes``, in any case, around spaces)."""
+    value = (os.environ if environ is None else environ).get(AUTOLOAD_ENV, "")
+    return value.strip().lower() in _TRUTHY
 
 
 class _Defaults:
@@ -103,7 +115,7 @@ def load_registry(autoload: bool | None = None) -> PluginRegistry:
     import importlib
 
     if autoload is None:
-        autoload = not os.environ.get(AUTOLOAD_ENV)
+        autoload = not autoload_disabled()
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs.DiscoverySpecs)
     registry = PluginRegistry(manager=pm)

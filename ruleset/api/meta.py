@@ -14,6 +14,7 @@ from ruleset.api.decode import (
     get_str,
     get_string_list,
     get_string_map,
+    line_of,
 )
 
 
@@ -25,6 +26,15 @@ class OwnerReference:
     name: str
     uid: str
     controller: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where an object was read: file, line (YAML) and document index (0-based)."""
+
+    file: str | None = None
+    line: int | None = None
+    document: int | None = None
 
 
 @dataclass(slots=True)
@@ -39,6 +49,8 @@ class ObjectMeta:
     owner_references: tuple[OwnerReference, ...] = ()
     creation_timestamp: float | None = None
     deletion_timestamp: float | None = None
+    #: Where the object was read (None for objects built in code); not part of its identity.
+    origin: Origin | None = field(default=None, compare=False, repr=False)
 
     def controller(self) -> OwnerReference | None:
         """``metav1.GetControllerOf``: the owner reference marked ``controller: true``."""
@@ -126,6 +138,7 @@ def decode_meta(ctx: DecodeContext, raw: Any, namespaced: bool, kind: str) -> Ob
         owner_references=tuple(refs),
         creation_timestamp=decode_timestamp(ctx, meta, "creationTimestamp", "metadata.creationTimestamp"),
         deletion_timestamp=decode_timestamp(ctx, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
+        origin=Origin(file=ctx.file, line=line_of(raw), document=ctx.document),
     )
 
 

@@ -9,14 +9,13 @@ from ruleset.api import resources as res
 from ruleset.api.decode import (
     DecodeContext,
     get_bool,
-    get_int,
     get_list,
     get_map,
-    get_quantities,
     get_str,
     get_string_list,
 )
 from ruleset.api.meta import ObjectMeta, decode_meta
+from ruleset.api.validation import check_labels, check_node_taints, decode_resource_list, get_int64
 from ruleset.quantity import value_of
 
 
@@ -56,26 +55,40 @@ class Node:
 
 
 def decode_node(ctx: DecodeContext, raw: Any) -> Node:
-    """Decode a Node manifest; problems go to ``ctx``."""
+    """Decode a Node manifest; problems go to ``ctx``.
+
+    The fields the scheduler reads are checked as ``ValidateNode`` checks them (see
+    :mod:`ruleset.api.validation`): labels, taints (``validateNodeTaints``), and the
+    quantities of ``status.capacity`` and ``status.allocatable`` (``ValidateNodeResources``).
+    """
     meta = decode_meta(ctx, raw, namespaced=False, kind="Node")
     ctx.subject = f"Node {meta.name}" if meta.name else "Node"
+    check_labels(ctx, raw.get("metadata") if isinstance(raw, dict) else None, "labels", "metadata.labels")
     spec = get_map(ctx, raw, "spec", "spec")
     status = get_map(ctx, raw, "status", "status")
     taints = []
+    checked = []
     raw_taints = get_list(ctx, spec, "taints", "spec.taints")
     for i, t in enumerate(raw_taints):
         path = f"spec.taints[{i}]"
         if not isinstance(t, dict):
             ctx.fail(path, "expected an object", raw_taints, i)
             continue
-        taints.append(Taint(
+        taint = Taint(
             key=get_str(ctx, t, "key", f"{path}.key"),
             value=get_str(ctx, t, "value", f"{path}.value"),
             effect=get_str(ctx, t, "effect", f"{path}.effect"),
-        ))
+        )
+        taints.append(taint)
+        checked.append((i, taint.key, taint.value, taint.effect))
+    check_node_taints(ctx, checked, raw_taints, "spec.taints")
     # Hand-written snapshots often give only capacity; a live node always reports allocatable.
-    key = "allocatable" if status.get("allocatable") is not None else "capacity"
-    quantities = get_quantities(ctx, status, key, f"status.{key}")
+    # The API server validates both; the scheduler reads allocatable.
+    capacity = decode_resource_list(ctx, status, "capacity", "status.capacity")
+    if status.get("allocatable") is not None:
+        quantities = decode_resource_list(ctx, status, "allocatable", "status.allocatable")
+    else:
+        quantities = capacity
     allocatable: dict[str, int] = {}
     res.add_into(allocatable, quantities)
     pods = value_of(quantities[res.PODS]) if res.PODS in quantities else 0
@@ -88,7 +101,7 @@ def decode_node(ctx: DecodeContext, raw: Any) -> Node:
             continue
         images.append(ContainerImage(
             names=tuple(get_string_list(ctx, img, "names", f"{path}.names")),
-            size_bytes=get_int(ctx, img, "sizeBytes", f"{path}.sizeBytes", 0) or 0,
+            size_bytes=get_int64(ctx, img, "sizeBytes", f"{path}.sizeBytes", 0) or 0,
         ))
     return Node(
         meta=meta,

@@ -10,10 +10,8 @@ from typing import Any
 from ruleset.api import resources as res
 from ruleset.api.decode import (
     DecodeContext,
-    get_int,
     get_list,
     get_map,
-    get_quantities,
     get_str,
     get_string_list,
     get_string_map,
@@ -28,7 +26,16 @@ from ruleset.api.meta import (
     decode_requirements,
     decode_timestamp,
 )
-from ruleset.quantity import value_of
+from ruleset.api.validation import (
+    check_container_port,
+    check_labels,
+    check_tolerations,
+    check_weight,
+    decode_resource_list,
+    get_int32,
+    get_int64,
+)
+from ruleset.quantity import value_of, wrap_int64
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +178,11 @@ class Pod:
 
     @cached_property
     def requests(self) -> dict[str, int]:
-        """``computePodResourceRequest``: max(Σ containers, each init container) + overhead."""
+        """``computePodResourceRequest``: max(Σ containers, each init container) + overhead.
+
+        Sums are int64 and wrap around as Go's do (each quantity fits in an int64; only a
+        sum of huge ones can overflow).
+        """
         total: dict[str, int] = {}
         for c in self.containers:
             res.add_into(total, c.requests)
@@ -182,16 +193,16 @@ class Pod:
 
     @cached_property
     def non_zero_requests(self) -> tuple[int, int]:
-        """``calculateResource``'s (non0CPU, non0Mem) for node accounting."""
-        cpu = sum(res.non_zero(res.CPU, c.requests) for c in self.containers)
-        mem = sum(res.non_zero(res.MEMORY, c.requests) for c in self.containers)
+        """``calculateResource``'s (non0CPU, non0Mem) for node accounting (int64 sums)."""
+        cpu = wrap_int64(sum(res.non_zero(res.CPU, c.requests) for c in self.containers))
+        mem = wrap_int64(sum(res.non_zero(res.MEMORY, c.requests) for c in self.containers))
         for c in self.init_containers:
             cpu = max(cpu, res.non_zero(res.CPU, c.requests))
             mem = max(mem, res.non_zero(res.MEMORY, c.requests))
         if res.CPU in self.overhead:
-            cpu += res.scaled(res.CPU, self.overhead[res.CPU])
+            cpu = wrap_int64(cpu + res.scaled(res.CPU, self.overhead[res.CPU]))
         if res.MEMORY in self.overhead:
-            mem += res.scaled(res.MEMORY, self.overhead[res.MEMORY])
+            mem = wrap_int64(mem + res.scaled(res.MEMORY, self.overhead[res.MEMORY]))
         return cpu, mem
 
     def scoring_request(self, resource: str) -> int:
@@ -204,11 +215,11 @@ class Pod:
         cache = self.__dict__.setdefault("_scoring_requests", {})
         if resource in cache:
             return cache[resource]
-        value = sum(res.non_zero(resource, c.requests) for c in self.containers)
+        value = wrap_int64(sum(res.non_zero(resource, c.requests) for c in self.containers))
         for c in self.init_containers:
             value = max(value, res.non_zero(resource, c.requests))
         if resource in self.overhead:
-            value += value_of(self.overhead[resource])
+            value = wrap_int64(value + value_of(self.overhead[resource]))
         cache[resource] = value
         return value
 
@@ -226,6 +237,15 @@ class Pod:
         return self.meta.controller()
 
 
+def _get_int32_checked(ctx: DecodeContext, obj: Any, key: str, path: str) -> tuple[int, bool]:
+    """An int32 field (0 when absent) and whether it decoded: a refused number is reported
+    once and not validated further, as the API server's decoder refuses an object before
+    validation runs."""
+    value = get_int32(ctx, obj, key, path)
+    refused = value is None and isinstance(obj, dict) and obj.get(key) is not None
+    return value or 0, not refused
+
+
 def _decode_container(ctx: DecodeContext, raw: Any, path: str) -> Container:
     resources = get_map(ctx, raw, "resources", f"{path}.resources")
     ports = []
@@ -235,20 +255,22 @@ def _decode_container(ctx: DecodeContext, raw: Any, path: str) -> Container:
         if not isinstance(p, dict):
             ctx.fail(p_path, "expected an object", raw_ports, i)
             continue
-        ports.append(ContainerPort(
-            container_port=get_int(ctx, p, "containerPort", f"{p_path}.containerPort", 0) or 0,
-            host_port=get_int(ctx, p, "hostPort", f"{p_path}.hostPort", 0) or 0,
+        container_port, decoded = _get_int32_checked(ctx, p, "containerPort", f"{p_path}.containerPort")
+        host_port, host_decoded = _get_int32_checked(ctx, p, "hostPort", f"{p_path}.hostPort")
+        port = ContainerPort(
+            container_port=container_port,
+            host_port=host_port,
+            # SetDefaults_ContainerPort: an absent protocol is TCP.
             protocol=get_str(ctx, p, "protocol", f"{p_path}.protocol") or "TCP",
             host_ip=get_str(ctx, p, "hostIP", f"{p_path}.hostIP"),
-        ))
-    requests = get_quantities(ctx, resources, "requests", f"{path}.resources.requests")
-    limits = get_quantities(ctx, resources, "limits", f"{path}.resources.limits")
+        )
+        if decoded and host_decoded:
+            check_container_port(ctx, p, p_path, port.container_port, port.host_port, port.protocol)
+        ports.append(port)
     # No API defaulting (requests := limits) here: dumps of a live cluster are already defaulted,
     # and the scheduler reads exactly what the object says.
-    for name, q in requests.items():
-        if q < 0:
-            ctx.fail(f"{path}.resources.requests.{name}", "must be greater than or equal to 0", resources,
-                     "requests")
+    requests = decode_resource_list(ctx, resources, "requests", f"{path}.resources.requests")
+    limits = decode_resource_list(ctx, resources, "limits", f"{path}.resources.limits")
     return Container(
         name=get_str(ctx, raw, "name", f"{path}.name"),
         image=get_str(ctx, raw, "image", f"{path}.image"),
@@ -277,8 +299,9 @@ def _decode_node_selector_term(ctx: DecodeContext, raw: Any, path: str) -> NodeS
     )
 
 
-def decode_node_affinity(ctx: DecodeContext, raw: Any, path: str) -> NodeAffinity:
-    """A ``v1.NodeAffinity`` (also the ``addedAffinity`` plugin arg)."""
+def decode_node_affinity(ctx: DecodeContext, raw: Any, path: str, *, pod: bool = False) -> NodeAffinity:
+    """A ``v1.NodeAffinity`` (also the ``addedAffinity`` plugin arg). In a pod (``pod=True``) each
+    preferred term's weight is checked as the API server checks it (1..100)."""
     required = None
     if isinstance(raw, dict) and raw.get("requiredDuringSchedulingIgnoredDuringExecution") is not None:
         req_path = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
@@ -291,8 +314,11 @@ def decode_node_affinity(ctx: DecodeContext, raw: Any, path: str) -> NodeAffinit
     preferred = []
     pref_path = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
     for i, t in enumerate(get_list(ctx, raw, "preferredDuringSchedulingIgnoredDuringExecution", pref_path)):
+        weight, decoded = _get_int32_checked(ctx, t, "weight", f"{pref_path}[{i}].weight")
+        if pod and decoded and isinstance(t, dict):
+            check_weight(ctx, t, f"{pref_path}[{i}].weight", weight)
         preferred.append(PreferredSchedulingTerm(
-            weight=get_int(ctx, t, "weight", f"{pref_path}[{i}].weight", 0) or 0,
+            weight=weight,
             preference=_decode_node_selector_term(
                 ctx, get_map(ctx, t, "preference", f"{pref_path}[{i}].preference"),
                                                   f"{pref_path}[{i}].preference"),
@@ -308,6 +334,17 @@ def _decode_pod_affinity_term(ctx: DecodeContext, raw: Any, path: str) -> PodAff
     )
 
 
+def _decode_weighted_term(ctx: DecodeContext, raw: Any, path: str) -> WeightedPodAffinityTerm:
+    weight, decoded = _get_int32_checked(ctx, raw, "weight", f"{path}.weight")
+    if decoded and isinstance(raw, dict):
+        check_weight(ctx, raw, f"{path}.weight", weight)
+    return WeightedPodAffinityTerm(
+        weight=weight,
+        term=_decode_pod_affinity_term(
+            ctx, get_map(ctx, raw, "podAffinityTerm", f"{path}.podAffinityTerm"), f"{path}.podAffinityTerm"),
+    )
+
+
 def _decode_pod_affinity(ctx: DecodeContext, raw: Any, path: str) -> PodAffinity:
     req_path = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
     pref_path = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
@@ -316,12 +353,7 @@ def _decode_pod_affinity(ctx: DecodeContext, raw: Any, path: str) -> PodAffinity
         for i, t in enumerate(get_list(ctx, raw, "requiredDuringSchedulingIgnoredDuringExecution", req_path))
     )
     preferred = tuple(
-        WeightedPodAffinityTerm(
-            weight=get_int(ctx, t, "weight", f"{pref_path}[{i}].weight", 0) or 0,
-            term=_decode_pod_affinity_term(
-                ctx, get_map(ctx, t, "podAffinityTerm", f"{pref_path}[{i}].podAffinityTerm"),
-                                           f"{pref_path}[{i}].podAffinityTerm"),
-        )
+        _decode_weighted_term(ctx, t, f"{pref_path}[{i}]")
         for i, t in enumerate(
             get_list(ctx, raw, "preferredDuringSchedulingIgnoredDuringExecution", pref_path))
     )
@@ -334,7 +366,7 @@ def _decode_affinity(ctx: DecodeContext, spec: Any) -> Affinity:
     pod = raw.get("podAffinity")
     anti = raw.get("podAntiAffinity")
     return Affinity(
-        node_affinity=(decode_node_affinity(ctx, node, "spec.affinity.nodeAffinity")
+        node_affinity=(decode_node_affinity(ctx, node, "spec.affinity.nodeAffinity", pod=True)
                        if node is not None else None),
         pod_affinity=_decode_pod_affinity(ctx, pod, "spec.affinity.podAffinity") if pod is not None else None,
         pod_anti_affinity=(_decode_pod_affinity(ctx, anti, "spec.affinity.podAntiAffinity")
@@ -343,20 +375,25 @@ def _decode_affinity(ctx: DecodeContext, spec: Any) -> Affinity:
 
 
 def decode_tolerations(ctx: DecodeContext, spec: Any, key: str, path: str) -> tuple[Toleration, ...]:
+    """``spec[key]`` as tolerations, checked as ``ValidateTolerations`` checks them."""
     out = []
+    checked = []
     items = get_list(ctx, spec, key, path)
     for i, t in enumerate(items):
         t_path = f"{path}[{i}]"
         if not isinstance(t, dict):
             ctx.fail(t_path, "expected an object", items, i)
             continue
-        out.append(Toleration(
+        toleration = Toleration(
             key=get_str(ctx, t, "key", f"{t_path}.key"),
             operator=get_str(ctx, t, "operator", f"{t_path}.operator"),
             value=get_str(ctx, t, "value", f"{t_path}.value"),
             effect=get_str(ctx, t, "effect", f"{t_path}.effect"),
-            toleration_seconds=get_int(ctx, t, "tolerationSeconds", f"{t_path}.tolerationSeconds"),
-        ))
+            toleration_seconds=get_int64(ctx, t, "tolerationSeconds", f"{t_path}.tolerationSeconds"),
+        )
+        out.append(toleration)
+        checked.append((i, t, toleration))
+    check_tolerations(ctx, checked, path)
     return tuple(out)
 
 
@@ -366,7 +403,7 @@ def decode_spread_constraints(ctx: DecodeContext, raw: Any, key: str,
     for i, c in enumerate(get_list(ctx, raw, key, path)):
         c_path = f"{path}[{i}]"
         out.append(TopologySpreadConstraint(
-            max_skew=get_int(ctx, c, "maxSkew", f"{c_path}.maxSkew", 0) or 0,
+            max_skew=get_int32(ctx, c, "maxSkew", f"{c_path}.maxSkew", 0) or 0,
             topology_key=get_str(ctx, c, "topologyKey", f"{c_path}.topologyKey"),
             when_unsatisfiable=get_str(ctx, c, "whenUnsatisfiable", f"{c_path}.whenUnsatisfiable"),
             label_selector=decode_label_selector(ctx, c, "labelSelector", f"{c_path}.labelSelector"),
@@ -375,27 +412,36 @@ def decode_spread_constraints(ctx: DecodeContext, raw: Any, key: str,
 
 
 def decode_pod(ctx: DecodeContext, raw: Any) -> Pod:
-    """Decode a Pod manifest; problems go to ``ctx``."""
+    """Decode a Pod manifest; problems go to ``ctx``.
+
+    Besides the types, the fields the scheduler reads are checked as the API server checks
+    them (:mod:`ruleset.api.validation`): labels and ``nodeSelector`` (``ValidateLabels``),
+    resource quantities, container ports, tolerations, preferred-term weights, and
+    ``spec.priority`` within int32.
+    """
     meta = decode_meta(ctx, raw, namespaced=True, kind="Pod")
     ctx.subject = f"Pod {meta.namespace}/{meta.name}" if meta.name else "Pod"
+    check_labels(ctx, raw.get("metadata") if isinstance(raw, dict) else None, "labels", "metadata.labels")
     # Only the name is required: the API server would insist on containers, but the scheduler
     # never looks for them, and snapshots transcribed from tests often have none.
     spec = get_map(ctx, raw, "spec", "spec")
     status = get_map(ctx, raw, "status", "status")
     containers = _decode_containers(ctx, spec, "containers")
     volumes = tuple(v for v in get_list(ctx, spec, "volumes", "spec.volumes") if isinstance(v, dict))
-    spec_priority = get_int(ctx, spec, "priority", "spec.priority")
+    spec_priority = get_int32(ctx, spec, "priority", "spec.priority")
+    node_selector = get_string_map(ctx, spec, "nodeSelector", "spec.nodeSelector")
+    check_labels(ctx, spec, "nodeSelector", "spec.nodeSelector")
     return Pod(
         meta=meta,
         containers=containers,
         init_containers=_decode_containers(ctx, spec, "initContainers"),
-        overhead=get_quantities(ctx, spec, "overhead", "spec.overhead"),
+        overhead=decode_resource_list(ctx, spec, "overhead", "spec.overhead"),
         node_name=get_str(ctx, spec, "nodeName", "spec.nodeName"),
         scheduler_name=get_str(ctx, spec, "schedulerName", "spec.schedulerName") or "default-scheduler",
         spec_priority=spec_priority,
         priority_class_name=get_str(ctx, spec, "priorityClassName", "spec.priorityClassName"),
         preemption_policy=get_str(ctx, spec, "preemptionPolicy", "spec.preemptionPolicy"),
-        node_selector=get_string_map(ctx, spec, "nodeSelector", "spec.nodeSelector"),
+        node_selector=node_selector,
         affinity=_decode_affinity(ctx, spec),
         tolerations=decode_tolerations(ctx, spec, "tolerations", "spec.tolerations"),
         topology_spread_constraints=decode_spread_constraints(

@@ -1,7 +1,8 @@
 """Resource names and request arithmetic, as the scheduler's ``framework.Resource`` does it.
 
-CPU is kept in millicores, everything else in whole units. Values are Python ints, so sums
-never overflow or drift.
+CPU is kept in millicores, everything else in whole units. Each quantity fits in an int64
+(:func:`ruleset.api.validation.decode_resource_list` refuses the others); sums are int64 and
+wrap around as Go's ``+=`` on ``framework.Resource``'s int64 fields does.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-from ruleset.quantity import milli_value_of, value_of
+from ruleset.quantity import milli_value_of, value_of, wrap_int64
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -62,7 +63,7 @@ def add_into(total: dict[str, int], requests: Mapping[str, Fraction]) -> None:
     """``Resource.Add``: add a resource list into ``total``."""
     for name, quantity in requests.items():
         if tracked(name):
-            total[name] = total.get(name, 0) + scaled(name, quantity)
+            total[name] = wrap_int64(total.get(name, 0) + scaled(name, quantity))
 
 
 def max_into(total: dict[str, int], requests: Mapping[str, Fraction]) -> None:

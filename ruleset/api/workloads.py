@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ruleset.api.decode import DecodeContext, get_bool, get_int, get_map, get_str, get_string_map
+from ruleset.api.decode import DecodeContext, get_bool, get_map, get_str, get_string_map
 from ruleset.api.meta import LabelSelector, ObjectMeta, decode_label_selector, decode_meta
+from ruleset.api.validation import INT32, check_priority_class, get_int32, inclusive_range_error, show_int
 from ruleset.selector import Selector, SelectorError, from_label_selector
 
 
@@ -90,7 +91,7 @@ def decode_replication_controller(ctx: DecodeContext, raw: Any) -> ReplicationCo
     ctx.subject = f"ReplicationController {meta.namespace}/{meta.name}"
     spec = get_map(ctx, raw, "spec", "spec")
     return ReplicationController(meta=meta, selector=get_string_map(ctx, spec, "selector", "spec.selector"),
-                                 replicas=get_int(ctx, spec, "replicas", "spec.replicas"))
+                                 replicas=get_int32(ctx, spec, "replicas", "spec.replicas"))
 
 
 def decode_replica_set(ctx: DecodeContext, raw: Any) -> ReplicaSet:
@@ -98,7 +99,7 @@ def decode_replica_set(ctx: DecodeContext, raw: Any) -> ReplicaSet:
     ctx.subject = f"ReplicaSet {meta.namespace}/{meta.name}"
     spec = get_map(ctx, raw, "spec", "spec")
     return ReplicaSet(meta=meta, selector=decode_label_selector(ctx, spec, "selector", "spec.selector"),
-                      replicas=get_int(ctx, spec, "replicas", "spec.replicas"))
+                      replicas=get_int32(ctx, spec, "replicas", "spec.replicas"))
 
 
 def decode_stateful_set(ctx: DecodeContext, raw: Any) -> StatefulSet:
@@ -106,7 +107,7 @@ def decode_stateful_set(ctx: DecodeContext, raw: Any) -> StatefulSet:
     ctx.subject = f"StatefulSet {meta.namespace}/{meta.name}"
     spec = get_map(ctx, raw, "spec", "spec")
     return StatefulSet(meta=meta, selector=decode_label_selector(ctx, spec, "selector", "spec.selector"),
-                       replicas=get_int(ctx, spec, "replicas", "spec.replicas"))
+                       replicas=get_int32(ctx, spec, "replicas", "spec.replicas"))
 
 
 PERCENT_ERROR = ("a valid percent string must be a numeric string followed by an ending '%' "
@@ -127,10 +128,15 @@ def _int_or_percent(ctx: DecodeContext, obj: dict, key: str, path: str) -> int |
         if not (value.endswith("%") and value[:-1].isascii() and value[:-1].isdigit()):
             ctx.fail(path, f"Invalid value: {value}: {PERCENT_ERROR}", obj, key)
             return None
-        if int(value[:-1]) > 100:
+        digits = value[:-1].lstrip("0")
+        if len(digits) > 3 or int(digits or "0") > 100:  # no int() of thousands of digits
             ctx.fail(path, f"Invalid value: {value}: must not be greater than 100%", obj, key)
             return None
         return value
+    if not INT32[0] <= value <= INT32[1]:  # intstr.IntOrString holds an int32
+        detail = f"{inclusive_range_error(*INT32)} (an int32 field)"
+        ctx.fail(path, f"Invalid value: {show_int(value)}: {detail}", obj, key)
+        return None
     if value < 0:
         ctx.fail(path, f"Invalid value: {value}: must be greater than or equal to 0", obj, key)
         return None
@@ -157,25 +163,32 @@ def decode_pod_disruption_budget(ctx: DecodeContext, raw: Any) -> PodDisruptionB
         selector=decode_label_selector(ctx, spec, "selector", "spec.selector"),
         min_available=min_available,
         max_unavailable=max_unavailable,
-        disruptions_allowed=get_int(
+        disruptions_allowed=get_int32(
             ctx, status, "disruptionsAllowed", "status.disruptionsAllowed",
-            get_int(ctx, status, "podDisruptionsAllowed", "status.podDisruptionsAllowed")),
+            get_int32(ctx, status, "podDisruptionsAllowed", "status.podDisruptionsAllowed")),
         disrupted_pods=frozenset(str(k) for k in disrupted),
-        expected_pods=get_int(ctx, status, "expectedPods", "status.expectedPods"),
-        current_healthy=get_int(ctx, status, "currentHealthy", "status.currentHealthy"),
+        expected_pods=get_int32(ctx, status, "expectedPods", "status.expectedPods"),
+        current_healthy=get_int32(ctx, status, "currentHealthy", "status.currentHealthy"),
     )
 
 
 def decode_priority_class(ctx: DecodeContext, raw: Any) -> PriorityClass:
+    """Decode a PriorityClass: ``value`` is a required int32, checked as ``ValidatePriorityClass``
+    checks it (see :func:`ruleset.api.validation.check_priority_class`)."""
     meta = decode_meta(ctx, raw, namespaced=False, kind="PriorityClass")
     ctx.subject = f"PriorityClass {meta.name}"
-    value = get_int(ctx, raw, "value", "value")
+    present = isinstance(raw, dict) and raw.get("value") is not None
+    value = get_int32(ctx, raw, "value", "value")
+    global_default = get_bool(ctx, raw, "globalDefault", "globalDefault")
     if value is None:
-        ctx.fail("value", "Required value", raw)
+        if not present:
+            ctx.fail("value", "Required value", raw)
         value = 0
+    elif meta.name:
+        check_priority_class(ctx, raw, meta.name, value, global_default)
     return PriorityClass(
         meta=meta,
         value=value,
-        global_default=get_bool(ctx, raw, "globalDefault", "globalDefault"),
+        global_default=global_default,
         preemption_policy=get_str(ctx, raw, "preemptionPolicy", "preemptionPolicy") or "PreemptLowerPriority",
     )
