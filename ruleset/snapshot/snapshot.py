@@ -255,6 +255,10 @@ class Snapshot:
             self.generation += 1  # never the value of a state seen inside the block
 
     def _account(self, pod: Pod, index: int, sign: int) -> None:
+        with np.errstate(over="ignore"):  # sums wrap in int64, as Go's do
+            self._account_unchecked(pod, index, sign)
+
+    def _account_unchecked(self, pod: Pod, index: int, sign: int) -> None:
         requested = self._requested
         for name, value in pod.requests.items():
             column = requested.get(name)

@@ -116,7 +116,9 @@ def _shortfalls(fit: PreFilterState, snapshot: Snapshot, at: Any) -> Iterator[tu
     do (``at`` an array of node indices), in upstream's order."""
     yield TOO_MANY_PODS, snapshot.pod_count[at] + 1 > snapshot.allowed_pods[at]
     for reason, name, wanted in fit.checks:
-        yield reason, snapshot.allocatable(name)[at] < wanted + snapshot.requested(name)[at]
+        with np.errstate(over="ignore"):  # upstream's comparison, in int64 that wraps as Go's does
+            fails = wanted > snapshot.allocatable(name)[at] - snapshot.requested(name)[at]
+        yield reason, fails
 
 
 def _combine(n: int, checks: list[tuple[str, np.ndarray]]) -> FilterResult:
