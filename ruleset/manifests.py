@@ -3,21 +3,21 @@
 Accepts YAML and JSON, multi-document streams, ``kind: List`` (and ``PodList`` etc., as
 ``kubectl get -o yaml`` and the API write them), and the kube-scheduler-simulator export
 format (``{"nodes": [...], "pods": [...], "priorityClasses": [...]}``). Kinds the scheduler
-does not use are skipped and counted; they are never an error.
+does not use are skipped and counted; they are never an error. Files are read within the
+limits of :mod:`ruleset.reading` (size, nesting, aliases, integer digits).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from ruleset.api.decode import DecodeContext, LocatedDict, LocatedList
+from ruleset.api.decode import DecodeContext
 from ruleset.api.node import Node, decode_node
 from ruleset.api.pod import Pod, decode_pod
 from ruleset.api.workloads import (
@@ -35,38 +35,7 @@ from ruleset.api.workloads import (
     decode_stateful_set,
 )
 from ruleset.errors import Problem, RulesetError
-
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _LocatingLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """A safe YAML loader whose mappings and sequences remember their source lines."""
-
-
-def _construct_mapping(loader: _LocatingLoader, node: yaml.MappingNode) -> LocatedDict:
-    loader.flatten_mapping(node)
-    out = LocatedDict()
-    out.line = node.start_mark.line + 1
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        try:
-            hash(key)
-        except TypeError:
-            key = str(key)
-        out[key] = loader.construct_object(value_node, deep=True)
-        out.key_lines[key] = key_node.start_mark.line + 1
-    return out
-
-
-def _construct_sequence(loader: _LocatingLoader, node: yaml.SequenceNode) -> LocatedList:
-    out = LocatedList(loader.construct_object(child, deep=True) for child in node.value)
-    out.line = node.start_mark.line + 1
-    out.item_lines = [child.start_mark.line + 1 for child in node.value]
-    return out
-
-
-_LocatingLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_LocatingLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+from ruleset.reading import CLUSTER, Limits, decode_utf8, load_json, load_yaml, read_file
 
 
 @dataclass
@@ -114,81 +83,99 @@ _SIMULATOR_KEYS = {
 }
 
 
-def read_documents(path: Path) -> Iterator[tuple[int, Any]]:
+_FIRST_CHARACTER = re.compile(r"\S")
+
+
+def read_documents(path: Path, limits: Limits = CLUSTER) -> Iterator[tuple[int, Any]]:
     """Yield ``(document index, parsed document)`` from a YAML or JSON file.
 
-    Raises :class:`RulesetError` naming file, line and column for a syntax error.
+    YAML mappings and sequences are :class:`~ruleset.reading.LocatedDict` and
+    :class:`~ruleset.reading.LocatedList`. Raises :class:`RulesetError` naming file, line
+    and column for a syntax error, and :class:`~ruleset.reading.LimitError` for an input
+    past ``limits`` (a non-regular or too large file, too deep, too many aliases or digits).
     """
+    file = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = read_file(path, limits)
     except OSError as exc:
-        raise RulesetError(Problem(f"cannot read: {exc.strerror or exc}", file=str(path),
+        raise RulesetError(Problem(f"cannot read: {exc.strerror or exc}", file=file,
                                    code="io-error")) from None
-    except UnicodeDecodeError as exc:
-        raise RulesetError(Problem(f"not UTF-8 text: {exc.reason}", file=str(path),
-                                   code="syntax-error")) from None
-    stripped = text.lstrip()
+    text = decode_utf8(raw, file, "syntax-error")
+    if "\r" in text:  # line ends as text mode reads them ("universal newlines")
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    first = _FIRST_CHARACTER.search(text)
     suffix = path.suffix.lower()
-    if suffix == ".json" or (stripped[:1] in ("{", "[") and suffix not in (".yaml", ".yml")):
+    looks_like_json = first is not None and first.group() in ("{", "[")
+    if suffix == ".json" or (looks_like_json and suffix not in (".yaml", ".yml")):
         try:
-            yield 0, json.loads(text)
-            return
+            document = load_json(text, file, limits, raw=raw)
         except json.JSONDecodeError as exc:
             if suffix == ".json":
-                raise RulesetError(Problem(f"invalid JSON: {exc.msg}", file=str(path), line=exc.lineno,
+                raise RulesetError(Problem(f"invalid JSON: {exc.msg}", file=file, line=exc.lineno,
                                            column=exc.colno, code="syntax-error")) from None
             # Not JSON after all (flow-style YAML); fall through to the YAML reader.
-    try:
-        yield from enumerate(yaml.load_all(text, Loader=_LocatingLoader))
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        message = exc.problem or str(exc)
-        if exc.context:
-            message = f"{exc.context}, {message}"
-        raise RulesetError(Problem(f"invalid YAML: {message}", file=str(path),
-                                   line=mark.line + 1 if mark else None,
-                                   column=mark.column + 1 if mark else None, code="syntax-error")) from None
-    except yaml.YAMLError as exc:
-        raise RulesetError(Problem(f"invalid YAML: {exc}", file=str(path), code="syntax-error")) from None
+        else:
+            yield 0, document
+            return
+    del raw
+    yield from enumerate(load_yaml(text, file, limits))
 
 
-def _objects(doc: Any, kind_hint: str | None = None) -> Iterator[tuple[str | None, Any]]:
-    """Flatten a document into ``(kind, raw object)`` pairs."""
-    if doc is None:
-        return
-    if isinstance(doc, list):
-        for item in doc:
-            yield from _objects(item, kind_hint)
-        return
-    if not isinstance(doc, dict):
-        yield None, doc
-        return
-    kind = doc.get("kind") or kind_hint
-    if isinstance(doc.get("items"), list) and (kind is None or str(kind).endswith("List")):
-        item_kind = str(kind)[: -len("List")] if kind and kind != "List" else None
-        for item in doc["items"]:
-            yield from _objects(item, item_kind or None)
-        return
-    if kind is None and any(key in doc for key in _SIMULATOR_KEYS):
-        for key, value in doc.items():
-            kind_of_items = _SIMULATOR_KEYS.get(key, f"<simulator {key}>")
-            for item in value if isinstance(value, list) else [value] if value else []:
-                if key in _SIMULATOR_KEYS:
-                    yield from _objects(item, kind_of_items)
-                else:
-                    yield kind_of_items, item if isinstance(item, dict) else {"value": item}
-        return
-    yield kind, doc
+def _objects(doc: Any) -> Iterator[tuple[str | None, Any]]:
+    """Flatten a document into ``(kind, raw object)`` pairs, in order (iteratively: lists
+    and ``kind: List`` items may nest as deep as the reader allows)."""
+    # Each entry yields (object, kind hint, final): final ones are yielded as they are.
+    pending: list[Iterator[tuple[Any, str | None, bool]]] = [iter([(doc, None, False)])]
+    while pending:
+        entry = next(pending[-1], None)
+        if entry is None:
+            pending.pop()
+            continue
+        doc, kind_hint, final = entry
+        if final:
+            yield kind_hint, doc
+            continue
+        if doc is None:
+            continue
+        if isinstance(doc, list):
+            pending.append((item, kind_hint, False) for item in doc)
+            continue
+        if not isinstance(doc, dict):
+            yield None, doc
+            continue
+        kind = doc.get("kind") or kind_hint
+        if isinstance(doc.get("items"), list) and (kind is None or str(kind).endswith("List")):
+            item_kind = str(kind)[: -len("List")] if kind and kind != "List" else None
+            pending.append((item, item_kind or None, False) for item in doc["items"])
+            continue
+        if kind is None and any(key in doc for key in _SIMULATOR_KEYS):
+            pending.append(_simulator_items(doc))
+            continue
+        yield kind, doc
+
+
+def _simulator_items(doc: dict) -> Iterator[tuple[Any, str | None, bool]]:
+    """The objects of a kube-scheduler-simulator export, for :func:`_objects`."""
+    for key, value in doc.items():
+        kind_of_items = _SIMULATOR_KEYS.get(key, f"<simulator {key}>")
+        for item in value if isinstance(value, list) else [value] if value else []:
+            if key in _SIMULATOR_KEYS:
+                yield item, kind_of_items, False
+            else:
+                yield item if isinstance(item, dict) else {"value": item}, kind_of_items, True
 
 
 def decode_documents(documents: Iterable[tuple[int, Any]], file: str | None,
-                     problems: list[Problem]) -> Cluster:
-    """Decode parsed documents into a :class:`Cluster`, appending problems to ``problems``."""
+                     problems: list[Problem], api_checks: bool = True) -> Cluster:
+    """Decode parsed documents into a :class:`Cluster`, appending problems to ``problems``.
+
+    ``api_checks=False`` leaves out the API server's checks, for objects built the way
+    upstream's unit tests build them."""
     cluster = Cluster()
     for index, doc in documents:
         for kind, raw in _objects(doc):
             if not isinstance(raw, dict):
-                ctx = DecodeContext(file=file, document=index)
+                ctx = DecodeContext(file=file, document=index, api_checks=api_checks)
                 ctx.fail("", f"expected a Kubernetes object, got {type(raw).__name__}")
                 problems.extend(ctx.problems)
                 continue
@@ -196,7 +183,7 @@ def decode_documents(documents: Iterable[tuple[int, Any]], file: str | None,
                 cluster.skipped[str(kind) if kind else "<no kind>"] += 1
                 continue
             attr, decoder = entry
-            ctx = DecodeContext(file=file, document=index, subject=kind)
+            ctx = DecodeContext(file=file, document=index, subject=kind, api_checks=api_checks)
             obj = decoder(ctx, raw)
             problems.extend(ctx.problems)
             if isinstance(obj, Pod) and obj.phase in ("Succeeded", "Failed"):

@@ -14,27 +14,9 @@ from typing import Any
 from ruleset.errors import Problem
 from ruleset.quantity import QuantityError, coerce_quantity
 
-
-class LocatedDict(dict):
-    """A mapping from a YAML document that remembers the line of each of its keys."""
-
-    __slots__ = ("key_lines", "line")
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.key_lines: dict[Any, int] = {}
-        self.line: int | None = None
-
-
-class LocatedList(list):
-    """A sequence from a YAML document that remembers the line of each item."""
-
-    __slots__ = ("item_lines", "line")
-
-    def __init__(self, *args: Any):
-        super().__init__(*args)
-        self.item_lines: list[int] = []
-        self.line: int | None = None
+# The containers the YAML reader builds live with it, on the ground floor; decoders read them here.
+from ruleset.reading import LocatedDict as LocatedDict
+from ruleset.reading import LocatedList as LocatedList
 
 
 def line_of(container: Any, key: Any = None) -> int | None:
@@ -58,6 +40,10 @@ class DecodeContext:
     document: int | None = None
     subject: str = ""
     problems: list[Problem] = field(default_factory=list)
+    #: Whether objects get the API server's checks (:mod:`ruleset.api.validation`): those read
+    #: from a cluster dump do; objects built the way upstream's unit tests build them (which
+    #: the API server never saw) do not.
+    api_checks: bool = True
 
     def fail(self, path: str, message: str, container: Any = None, key: Any = None) -> None:
         line = line_of(container, key)

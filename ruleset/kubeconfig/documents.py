@@ -21,6 +21,7 @@ import yaml
 from ruleset.errors import Problem, RulesetError
 from ruleset.kubeconfig.versions import GROUP
 from ruleset.manifests import read_documents
+from ruleset.reading import CONFIG, LimitError, load_json, load_yaml
 
 
 @dataclass
@@ -41,13 +42,17 @@ class Found:
 
 
 def find_configs(path: Path) -> Found:
-    """Every scheduler configuration in ``path``; raises RulesetError when there is none."""
+    """Every scheduler configuration in ``path``; raises RulesetError when there is none.
+
+    The file, and any configuration a ConfigMap holds as text, are read within the limits
+    :data:`ruleset.reading.CONFIG` sets.
+    """
     found = Found()
-    docs = list(read_documents(path))
+    docs = list(read_documents(path, CONFIG))
     many = len(docs) > 1
     for index, doc in docs:
         label = f"{path} (document {index + 1})" if many else str(path)
-        _collect(doc, label, found)
+        _collect(doc, label, found, path)
     if not found.documents:
         skipped = ", ".join(f"{n} {k}" for k, n in sorted(found.skipped.items()))
         raise RulesetError(
@@ -61,55 +66,80 @@ def find_configs(path: Path) -> Found:
     return found
 
 
-def _collect(doc: Any, label: str, found: Found) -> None:
-    if doc is None:
-        return
-    if isinstance(doc, list):
-        for item in doc:
-            _collect(item, label, found)
-        return
-    if not isinstance(doc, dict):
-        found.skipped[f"<{type(doc).__name__}>"] += 1
-        return
-    kind = doc.get("kind")
-    api_version = str(doc.get("apiVersion") or "")
-    if kind == "KubeSchedulerConfiguration" or (kind is None and api_version.startswith(GROUP + "/")):
-        found.documents.append(ConfigDocument("KubeSchedulerConfiguration", api_version, doc, label))
-    elif kind == "Policy" or (kind is None and ("predicates" in doc or "priorities" in doc)):
-        found.documents.append(ConfigDocument("Policy", api_version or "v1", doc, label))
-    elif kind == "ConfigMap":
-        meta = doc.get("metadata")
-        if not isinstance(meta, dict):
-            meta = {}
-        name = "/".join(str(p) for p in (meta.get("namespace"), meta.get("name")) if p)
-        data = doc.get("data")
-        if not isinstance(data, dict):
-            data = {}
-        before = len(found.documents)
-        for key, text in data.items():
-            if not isinstance(text, str):
-                continue
-            for sub in _parse_embedded(text):
-                _collect(sub, f"{label} (ConfigMap {name or '?'}, data key {key!r})", found)
-        if len(found.documents) == before:
-            found.skipped["ConfigMap"] += 1
-    elif isinstance(doc.get("items"), list) and (kind is None or str(kind).endswith("List")):
-        for item in doc["items"]:
-            _collect(item, label, found)
-    else:
-        found.skipped[str(kind) if kind else "<no kind>"] += 1
+def _collect(doc: Any, label: str, found: Found, path: Path) -> None:
+    """Find the configurations in ``doc``, in order (iteratively: lists may nest as deep as
+    the reader allows)."""
+    pending: list[Iterator[tuple[Any, str]]] = [iter([(doc, label)])]
+    while pending:
+        entry = next(pending[-1], None)
+        if entry is None:
+            pending.pop()
+            continue
+        doc, label = entry
+        if doc is None:
+            continue
+        if isinstance(doc, list):
+            pending.append((item, label) for item in doc)
+            continue
+        if not isinstance(doc, dict):
+            found.skipped[f"<{type(doc).__name__}>"] += 1
+            continue
+        kind = doc.get("kind")
+        api_version = str(doc.get("apiVersion") or "")
+        if kind == "KubeSchedulerConfiguration" or (kind is None and api_version.startswith(GROUP + "/")):
+            found.documents.append(ConfigDocument("KubeSchedulerConfiguration", api_version, doc, label))
+        elif kind == "Policy" or (kind is None and ("predicates" in doc or "priorities" in doc)):
+            found.documents.append(ConfigDocument("Policy", api_version or "v1", doc, label))
+        elif kind == "ConfigMap":
+            pending.append(_config_map(doc, label, found, path))
+        elif isinstance(doc.get("items"), list) and (kind is None or str(kind).endswith("List")):
+            pending.append((item, label) for item in doc["items"])
+        else:
+            found.skipped[str(kind) if kind else "<no kind>"] += 1
 
 
-def _parse_embedded(text: str) -> Iterator[Any]:
-    """The documents inside a ConfigMap value; text that is neither YAML nor JSON yields nothing."""
-    stripped = text.lstrip()
-    if stripped[:1] in ("{", "["):
-        try:
-            yield json.loads(text)
-            return
-        except json.JSONDecodeError:
-            pass
+def _config_map(doc: dict, label: str, found: Found, path: Path) -> Iterator[tuple[Any, str]]:
+    """The documents a ConfigMap's data values hold, for :func:`_collect`; counts the
+    ConfigMap as skipped when none of them was a configuration."""
+    meta = doc.get("metadata")
+    if not isinstance(meta, dict):
+        meta = {}
+    name = "/".join(str(p) for p in (meta.get("namespace"), meta.get("name")) if p)
+    data = doc.get("data")
+    if not isinstance(data, dict):
+        data = {}
+    before = len(found.documents)
+    for key, text in data.items():
+        if not isinstance(text, str):
+            continue
+        where = f"ConfigMap {name or '?'}, data key {key!r}"
+        for sub in _parse_embedded(text, path, where, getattr(data, "key_lines", {}).get(key)):
+            yield sub, f"{label} ({where})"
+    if len(found.documents) == before:
+        found.skipped["ConfigMap"] += 1
+
+
+def _parse_embedded(text: str, path: Path, where: str, line: int | None) -> Iterator[Any]:
+    """The documents inside a ConfigMap value; text that is neither YAML nor JSON yields
+    nothing. Past a limit of :data:`~ruleset.reading.CONFIG`, it is an error, located at
+    the data key (``line``) and, in the message, inside the value."""
     try:
-        yield from yaml.safe_load_all(text)
-    except yaml.YAMLError:
-        return
+        stripped = text.lstrip()
+        if stripped[:1] in ("{", "["):
+            try:
+                yield load_json(text, str(path), CONFIG)
+                return
+            except json.JSONDecodeError:
+                pass
+        # yaml.safe_load_all's reading: plain dicts and lists, PyYAML's own parser.
+        try:
+            yield from load_yaml(text, str(path), CONFIG, located=False, loader=yaml.SafeLoader)
+        except LimitError:
+            raise
+        except RulesetError:
+            return
+    except LimitError as exc:
+        problem = exc.problems[0]
+        inside = f"line {problem.line}, column {problem.column}: " if problem.line is not None else ""
+        raise LimitError(Problem(f"{where}: {inside}{problem.message}", file=str(path), line=line,
+                                 code=problem.code)) from None

@@ -30,6 +30,7 @@ from ruleset.framework.validation import Finding, PluginCheck, check_plugins
 from ruleset.pluginmanager import PluginRegistry, load_registry
 from ruleset.profile.schema import profile_validator
 from ruleset.profile.toml_positions import index_positions, locate, string_column
+from ruleset.reading import PROFILE, check_toml, decode_utf8, read_file
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -67,26 +68,31 @@ class ProfileFile:
 
 
 def read_profile_file(path: Path) -> ProfileFile:
-    """Read and parse one file; syntax errors become located problems."""
+    """Read and parse one file; syntax errors, and inputs past the limits of
+    :mod:`ruleset.reading` (a non-regular or too large file, nesting, long integers), become
+    located problems."""
     pf = ProfileFile(path=path)
     try:
-        raw = path.read_bytes()
+        raw = read_file(path, PROFILE)
     except FileNotFoundError:
         pf.problems.append(Problem("no such file", file=str(path), code="io-error"))
         return pf
     except OSError as exc:
         pf.problems.append(Problem(f"cannot read: {exc.strerror or exc}", file=str(path), code="io-error"))
         return pf
+    except RulesetError as exc:
+        pf.problems.extend(exc.problems)
+        return pf
     try:
         # A UTF-8 byte order mark (which some Windows editors write) is not content; tomllib
         # rejects it, and toml_positions gives it no column.
-        pf.text = raw.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:
-        line_start = raw.rfind(b"\n", 0, exc.start) + 1
-        before = raw[line_start:exc.start].decode("utf-8", errors="replace")
-        pf.problems.append(Problem(f"not UTF-8 text: {exc.reason}", file=str(path),
-                                   line=raw.count(b"\n", 0, exc.start) + 1, column=len(before) + 1,
-                                   code="toml-syntax"))
+        pf.text = decode_utf8(raw, str(path), "toml-syntax").removeprefix("\ufeff")
+    except RulesetError as exc:
+        pf.problems.extend(exc.problems)
+        return pf
+    limit = check_toml(pf.text, str(path), PROFILE)
+    if limit is not None:
+        pf.problems.append(limit)
         return pf
     try:
         pf.data = tomllib.loads(pf.text)
@@ -104,6 +110,9 @@ def read_profile_file(path: Path) -> ProfileFile:
             message = _TOML_EOF.sub("", message)
         pf.problems.append(Problem(f"invalid TOML: {message}", file=str(path), line=line, column=column,
                                    code="toml-syntax"))
+        return pf
+    except (RecursionError, ValueError) as exc:  # not expected within check_toml's limits
+        pf.problems.append(Problem(f"invalid TOML: {exc}", file=str(path), code="toml-syntax"))
         return pf
     pf.positions = index_positions(pf.text)
     pf.parsed = True

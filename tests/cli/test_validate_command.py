@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import jsonschema
 import pytest
 from junitparser import Error, Failure, JUnitXml
 
+from ruleset import reading
 from ruleset.cli import main
 
 SARIF_SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "validate" / "sarif-schema-2.1.0.json")
@@ -115,14 +117,14 @@ def unreadable(tree, monkeypatch):
     """profiles/locked.toml, which raises PermissionError when read (root can read any mode bits)."""
     locked = tree / "profiles" / "locked.toml"
     locked.write_text('name = "locked"\n')
-    read_bytes = Path.read_bytes
+    os_open = reading.os_open  # (issue 10: input files are opened by ruleset.reading)
 
-    def guarded(self):
-        if self.name == "locked.toml":
-            raise PermissionError(13, "Permission denied")
-        return read_bytes(self)
+    def guarded(path, flags, *args):
+        if os.path.basename(path) == "locked.toml":
+            raise PermissionError(13, "Permission denied", path)
+        return os_open(path, flags, *args)
 
-    monkeypatch.setattr(Path, "read_bytes", guarded)
+    monkeypatch.setattr(reading, "os_open", guarded)
     return locked
 
 
