@@ -83,12 +83,8 @@ INTEGER_RESOURCES = frozenset((
 
 
 def validating(ctx: DecodeContext) -> bool:
-    """Whether objects decoded in ``ctx`` get the API server's checks: those read from a file
-    do; those built in code (no file, or a ``<placeholder>`` for one) do not."""
-    file = ctx.file
-    if not file:
-        return False
-    return not (file.startswith("<") and file.endswith(">"))
+    """Whether objects decoded in ``ctx`` get the API server's checks (``ctx.api_checks``)."""
+    return ctx.api_checks
 
 
 @lru_cache(maxsize=8192)

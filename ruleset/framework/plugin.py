@@ -96,11 +96,16 @@ class Plugin:
     def check_args(cls, raw: Mapping[str, Any]) -> tuple[Any, list[ArgError]]:
         """Parse and validate a (schema-valid) args mapping: the args object (None when they
         cannot be read) and every problem found."""
+        # A plugin's own code reads args that may not even match its schema (the profile
+        # loader reports those, and drops what this finds); nothing it raises escapes.
         try:
             args = cls.parse_args(raw)
-        except (TypeError, ValueError, KeyError) as exc:
-            return None, [ArgError((), f"cannot read args: {exc}")]
-        return args, list(cls.validate_args(args))
+        except Exception as exc:
+            return None, [ArgError((), f"cannot read args: {type(exc).__name__}: {exc}")]
+        try:
+            return args, list(cls.validate_args(args))
+        except Exception as exc:
+            return None, [ArgError((), f"validating args failed: {type(exc).__name__}: {exc}")]
 
     @classmethod
     def args_with_defaults(cls, raw: Mapping[str, Any]) -> dict[str, Any]:

@@ -67,8 +67,10 @@ def read_profiles(doc: dict[str, Any], version: APIVersion, where: str) -> list[
     }
     for key in doc:
         if key not in handled:
+            # (a key YAML read as a boolean or a number, like `on:`, is shown as written)
+            item = key if isinstance(key, str) else repr(key)
             global_issues.append(
-                Issue(NOTE, key, "field not read (it does not affect placements in ruleset)", where)
+                Issue(NOTE, item, "field not read (it does not affect placements in ruleset)", where)
             )
     defaults = version.defaults
     raw_profiles: object  # the profiles as read; a list once checked below

@@ -205,7 +205,7 @@ def pod_matches_node_selector_and_affinity(pod: Pod, nodes: NodeSet) -> np.ndarr
 
 
 def _parse_affinity(raw: Any) -> NodeAffinitySpec:
-    ctx = DecodeContext(subject="addedAffinity")
+    ctx = DecodeContext(subject="addedAffinity", api_checks=False)  # args, checked as NodeAffinityArgs
     affinity = decode_node_affinity(ctx, raw, "addedAffinity")
     if ctx.problems:
         raise ValueError("; ".join(f"{p.path}: {p.message}" if p.path else p.message for p in ctx.problems))
