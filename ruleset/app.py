@@ -4,6 +4,7 @@ the ``score`` report. Scheduling itself lives in :mod:`ruleset.scheduler`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from ruleset import bundled
 from ruleset.api.pod import Pod
@@ -31,20 +32,21 @@ def load_state(cluster_files: list[str] | None, pod_files: list[str] | None = No
 
 
 def build_framework(profile_arg: str | None, state: ClusterState | None = None,
-                    registry: PluginRegistry | None = None) -> Framework:
+                    registry: PluginRegistry | None = None, root: Path | None = None) -> Framework:
     """Load a profile (path or bundled name; "default" when None) and build its framework over
-    ``state``'s snapshot (without one, a framework to inspect, not to run)."""
+    ``state``'s snapshot (without one, a framework to inspect, not to run). ``extends`` may
+    not leave ``root`` (see :func:`~ruleset.profile.loader.check_profile_files`)."""
     registry = registry or load_registry()
-    check = check_profile_argument(profile_arg or "default", registry)
+    check = check_profile_argument(profile_arg or "default", registry, root)
     return _framework(check, registry, state)
 
 
-def prepare_run(profile_arg: str | None, cluster_files: list[str] | None,
-                pod_files: list[str] | None = None) -> tuple[Framework, ClusterState]:
+def prepare_run(profile_arg: str | None, cluster_files: list[str] | None, pod_files: list[str] | None = None,
+                root: Path | None = None) -> tuple[Framework, ClusterState]:
     """The profile's framework over the cluster's snapshot. The profile is read first, so its
     problems are the ones reported when both inputs have some."""
     registry = load_registry()
-    check = check_profile_argument(profile_arg or "default", registry)
+    check = check_profile_argument(profile_arg or "default", registry, root)
     state = load_state(cluster_files, pod_files)
     return _framework(check, registry, state), state
 

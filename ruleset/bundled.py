@@ -31,9 +31,13 @@ def data_dir(name: str) -> Path:
 
 
 def bundled_profile(name: str) -> Path | None:
-    """Return the path of bundled profile ``name`` (without ``.toml``), or None if there is none."""
-    path = data_dir("profiles") / f"{name}.toml"
-    return path if path.is_file() else None
+    """Return the path of bundled profile ``name`` (without ``.toml``), or None if there is none.
+
+    ``name`` is looked up among the bundled names, never joined to a path first: whatever it
+    holds (``..``, a NUL, 300 characters) it is simply no bundled name."""
+    if name not in bundled_profile_names():
+        return None
+    return data_dir("profiles") / f"{name}.toml"
 
 
 def bundled_profile_names() -> list[str]:

@@ -11,6 +11,8 @@ import argparse
 import sys
 from typing import Any
 
+from ruleset.cli.common import add_root_argument, root_of
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -39,6 +41,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     parser.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    add_root_argument(parser)
     parser.set_defaults(func=run)
 
 
@@ -50,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     from ruleset.kubeconfig.model import RefusedError
     from ruleset.profile.loader import load_profile
 
-    profiles = [load_profile(p) for p in args.profiles]
+    root = root_of(args)
+    profiles = [load_profile(p, root=root) for p in args.profiles]
     if args.output:
         refuse_existing([Path(args.output)], args.force)  # before any work
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ruleset.cli.common import add_run_arguments, report_notes
+from ruleset.cli.common import add_run_arguments, report_notes, root_of
 from ruleset.errors import printable
 
 
@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from ruleset.cli.output import print_json
     from ruleset.scheduler import schedule_all
 
-    framework, state = prepare_run(args.profile, args.cluster, args.pods)
+    framework, state = prepare_run(args.profile, args.cluster, args.pods, root_of(args))
     report_notes(state.notes, args.verbose)
     result = schedule_all(framework, state, seed=args.seed)
     if args.output == "json":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ruleset.cli.common import add_run_arguments, report_notes
+from ruleset.cli.common import add_run_arguments, report_notes, root_of
 from ruleset.errors import printable
 
 
@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     from ruleset.app import first_pending, prepare_run, read_single_pod, score_pod
     from ruleset.cli.output import print_json
 
-    framework, state = prepare_run(args.profile, args.cluster)
+    framework, state = prepare_run(args.profile, args.cluster, root=root_of(args))
     report_notes(state.notes, args.verbose)
     pod = read_single_pod(args.pod, state) if args.pod else first_pending(state, framework)
     report = score_pod(framework, state, pod, seed=args.seed)

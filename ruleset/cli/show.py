@@ -10,8 +10,10 @@ a complete, flattened profile (no ``extends``) that loads into the same framewor
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
+from ruleset.cli.common import add_root_argument, root_of
 from ruleset.errors import printable
 
 OUTPUTS = ("text", "json", "toml")
@@ -25,13 +27,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument("profile", metavar="PROFILE", help="a profile file or the name of a bundled profile")
     parser.add_argument("--output", "-o", choices=OUTPUTS, default="text",
                         help="text (default), json, or toml (a flattened profile you can save)")
+    add_root_argument(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ruleset.cli.output import print_json
 
-    document = effective_profile(args.profile)
+    document = effective_profile(args.profile, root_of(args))
     if args.output == "json":
         print_json(document)
     elif args.output == "toml":
@@ -41,13 +44,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def effective_profile(argument: str) -> dict[str, Any]:
+def effective_profile(argument: str, root: Path | None = None) -> dict[str, Any]:
     """Load, build and describe a profile (raises RulesetError, exit 2, when it does not load)."""
     from ruleset.app import build_framework
     from ruleset.framework.points import EXTENSION_POINTS
     from ruleset.profile.loader import display_path
 
-    framework = build_framework(argument)
+    framework = build_framework(argument, root=root)
     profile, registry = framework.profile, framework.registry
     written = {config.name for config in profile.plugins}
     plugins = []

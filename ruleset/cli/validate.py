@@ -11,6 +11,7 @@ import argparse
 import sys
 from typing import Any
 
+from ruleset.cli.common import add_root_argument, root_of
 from ruleset.errors import Problem, printable
 from ruleset.validate import FORMATS
 
@@ -27,15 +28,17 @@ def register(subparsers: Any) -> None:
                         help="text (compiler style, default), json, github (workflow annotations), junit, "
                              "sarif")
     parser.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
+    add_root_argument(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ruleset.validate import expand_paths, render, validate_files
 
+    root = root_of(args)
     skipped: list[Problem] = []
     paths = expand_paths(args.paths, skipped)
-    report = validate_files(paths, strict=args.strict)
+    report = validate_files(paths, strict=args.strict, root=root)
     for note in skipped:
         print(f"{note.severity}: {note}", file=sys.stderr)
     for note in report.notes:

@@ -237,16 +237,58 @@ def _bundled(value: str) -> Path | None:
 
 
 def resolve_extends(value: str, base_dir: Path) -> Path | None:
-    """A bundled profile name, or a path relative to the extending file."""
+    """A bundled profile name, or a path relative to the extending file (None: neither).
+
+    Where the path may lead is :func:`outside_root`'s question; this one only finds it.
+    """
     named = _bundled(value)
     if named is not None:
         return named
-    candidate = (base_dir / value).resolve()
-    if candidate.is_file():
-        return candidate
-    if not value.endswith(".toml") and (base_dir / f"{value}.toml").is_file():
-        return (base_dir / f"{value}.toml").resolve()
+    candidates = [base_dir / value]
+    if not value.endswith(".toml"):
+        candidates.append(base_dir / f"{value}.toml")
+    for candidate in candidates:
+        try:
+            if candidate.is_file():
+                return candidate.resolve()
+        except (OSError, RuntimeError, ValueError):  # a name too long, a NUL, a loop: no such profile
+            continue
     return None
+
+
+def default_root(path: Path) -> Path:
+    """The folder ``extends`` may not leave when no ``--root`` is given: the working directory,
+    or the named profile's own folder when that lies outside it."""
+    cwd = Path.cwd().resolve()
+    folder = path.resolve().parent
+    return cwd if folder == cwd or cwd in folder.parents else folder
+
+
+def outside_root(value: str, base_dir: Path, root: Path) -> str | None:
+    """Why ``extends = value``, written in a file of ``base_dir``, may not be followed: an
+    absolute path, or one that leads (``..``, a symbolic link) out of ``root`` and out of the
+    bundled profiles. None when it may."""
+    if _bundled(value) is not None:
+        return None
+    if Path(value).is_absolute() or value.startswith("~"):
+        return "an absolute path is refused: name a bundled profile or a path relative to this file"
+    try:
+        target = (base_dir / value).resolve()
+    except (OSError, RuntimeError, ValueError):  # a symlink loop, a NUL, a name too long
+        return None  # not found either; resolve_extends says so
+    allowed = (root.resolve(), bundled.data_dir("profiles").resolve())
+    if any(target == folder or folder in target.parents for folder in allowed):
+        return None
+    return f"{value!r} leads out of the project folder {display_path(root)} (--root widens it)"
+
+
+#: The top-level keys a profile may have: a file with others, or without a name, is not one.
+_PROFILE_KEYS = frozenset({"name", "description", "extends", "percentageOfNodesToScore", "plugins", "rules"})
+
+
+def is_profile(pf: ProfileFile) -> bool:
+    """Whether a parsed file looks like a profile at all (whatever problems it has)."""
+    return isinstance(pf.data.get("name"), str) and set(pf.data) <= _PROFILE_KEYS
 
 
 def resolve_profile_argument(value: str) -> Path:
@@ -266,29 +308,47 @@ def resolve_profile_argument(value: str) -> Path:
 class _Assembler:
     """Resolves one profile's extends chain, collecting every problem of every file."""
 
-    def __init__(self, registry: PluginRegistry):
+    def __init__(self, registry: PluginRegistry, root: Path):
         self.registry = registry
+        self.root = root
         self.files: dict[Path, ProfileFile] = {}
         self.problems: list[Problem] = []
 
-    def _file(self, path: Path) -> ProfileFile:
+    def _file(self, path: Path, extended_by: ProfileFile | None = None) -> ProfileFile:
         key = path.resolve()
         if key not in self.files:
             pf = read_profile_file(path)
+            if pf.parsed and extended_by is not None and not is_profile(pf):
+                # Not a profile: say so at the extends that named it, and show nothing of it
+                # (a file reached by extends may hold anything; its values stay unprinted).
+                value = extended_by.data.get("extends")
+                keys = ", ".join(sorted(_PROFILE_KEYS))
+                self.problems.append(extended_by.problem(
+                    ("extends",), f"cannot extend {value!r}: it is not a ruleset profile (a profile has a "
+                    f"name, and no keys but {keys})", "extends-invalid", value=True))
+                pf.parsed = False
+                self.files[key] = pf
+                return pf
             if pf.parsed:
                 _schema_problems(pf, self.registry)
             self.files[key] = pf
             self.problems.extend(pf.problems)
         return self.files[key]
 
-    def assemble(self, path: Path, chain: tuple[Path, ...] = ()) -> Profile | None:
-        pf = self._file(path)
+    def assemble(self, path: Path, chain: tuple[Path, ...] = (),
+                 extended_by: ProfileFile | None = None) -> Profile | None:
+        pf = self._file(path, extended_by)
         if not pf.parsed:
             return None
         data = pf.data
         base: Profile | None = None
         extends = data.get("extends")
-        if isinstance(extends, str) and extends:
+        if not isinstance(extends, str):
+            extends = None
+        refused = outside_root(extends, path.parent, self.root) if extends else None
+        if refused is not None:
+            self.problems.append(pf.problem(("extends",), refused, "extends-outside-root", value=True))
+        elif extends:
             target = resolve_extends(extends, path.parent)
             if target is None:
                 self.problems.append(pf.problem(("extends",), f"cannot find profile {extends!r} to extend "
@@ -299,7 +359,7 @@ class _Assembler:
                 self.problems.append(pf.problem(("extends",), f"extends cycle: {cycle}", "extends-cycle",
                                                 value=True))
             else:
-                base = self.assemble(target, (*chain, path.resolve()))
+                base = self.assemble(target, (*chain, path.resolve()), pf)
         name = data.get("name")
         profile = Profile(name=name if isinstance(name, str) else "")
         if base is not None:
@@ -404,14 +464,16 @@ class ProfileCheck:
         return [p for p in self.problems if p.severity == "error"]
 
 
-def check_profile_files(path: Path, registry: PluginRegistry | None = None) -> ProfileCheck:
+def check_profile_files(path: Path, registry: PluginRegistry | None = None,
+                        root: Path | None = None) -> ProfileCheck:
     """:func:`check_profile`, also returning the parsed files (for ``ruleset validate``'s locations).
 
     The checks on the profile's plugins run even when other parts of the files have errors,
     skipping only what those errors make unreadable, so that one run reports every problem.
+    ``extends`` may not lead out of ``root`` (default: :func:`default_root`).
     """
     registry = registry or load_registry()
-    assembler = _Assembler(registry)
+    assembler = _Assembler(registry, root if root is not None else default_root(Path(path)))
     profile = assembler.assemble(Path(path))
     problems = list(assembler.problems)
     plugins = None
@@ -424,25 +486,29 @@ def check_profile_files(path: Path, registry: PluginRegistry | None = None) -> P
     return ProfileCheck(profile, ordered, assembler.files, plugins)
 
 
-def check_profile(path: Path, registry: PluginRegistry | None = None) -> tuple[Profile | None, list[Problem]]:
+def check_profile(path: Path, registry: PluginRegistry | None = None,
+                  root: Path | None = None) -> tuple[Profile | None, list[Problem]]:
     """Load a profile and check everything short of running it; returns (profile, problems)."""
-    check = check_profile_files(path, registry)
+    check = check_profile_files(path, registry, root)
     return check.profile, check.problems
 
 
-def check_profile_argument(value: str | Path, registry: PluginRegistry | None = None) -> ProfileCheck:
+def check_profile_argument(value: str | Path, registry: PluginRegistry | None = None,
+                           root: Path | None = None) -> ProfileCheck:
     """Load a profile (a path, or a bundled name when ``value`` is a str); raise RulesetError
-    with every error found, else return the check (warnings included)."""
+    with every error found, else return the check (warnings included). ``root``: as for
+    :func:`check_profile_files`."""
     resolved = resolve_profile_argument(value) if not isinstance(value, Path) else value
-    check = check_profile_files(resolved, registry)
+    check = check_profile_files(resolved, registry, root)
     if check.errors or check.profile is None:
         raise RulesetError(check.errors or [Problem("cannot load profile", file=str(resolved))])
     return check
 
 
-def load_profile(path: str | Path, registry: PluginRegistry | None = None) -> Profile:
+def load_profile(path: str | Path, registry: PluginRegistry | None = None,
+                 root: Path | None = None) -> Profile:
     """Load a profile (a path or a bundled name); raise RulesetError with every error found."""
-    profile = check_profile_argument(path, registry).profile
+    profile = check_profile_argument(path, registry, root).profile
     assert profile is not None
     return profile
 

@@ -137,8 +137,10 @@ def _toml_files(folder: Path, notes: list[Problem]) -> list[Path]:
 
 
 def validate_files(paths: Sequence[Path], registry: PluginRegistry | None = None,
-                   strict: bool = False) -> Report:
-    """Check every file of ``paths`` (see the module docstring); never raises for a bad profile."""
+                   strict: bool = False, root: Path | None = None) -> Report:
+    """Check every file of ``paths`` (see the module docstring); never raises for a bad profile.
+    ``extends`` may not leave ``root`` (default: each file's own, see
+    :func:`~ruleset.profile.loader.default_root`)."""
     registry = registry or load_registry()
     results: dict[str, FileResult] = {}
 
@@ -156,7 +158,7 @@ def validate_files(paths: Sequence[Path], registry: PluginRegistry | None = None
     for path in paths:
         own = os.path.realpath(path)
         started = time.perf_counter()
-        check = check_profile_files(path, registry)
+        check = check_profile_files(path, registry, root)
         mine = results[own]
         problems = check.problems
         if check.profile is not None and not check.errors:

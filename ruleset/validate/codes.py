@@ -34,8 +34,10 @@ CODES: dict[str, ProblemCode] = {
     # extends
     "extends-not-found": ProblemCode("error", "The profile named by extends is neither bundled nor a file."),
     "extends-cycle": ProblemCode("error", "The extends chain comes back to a file already in it."),
-    "extends-invalid": ProblemCode("error",
-                                   "A profile this one extends has errors (reported against that file)."),
+    "extends-invalid": ProblemCode("error", "A profile this one extends has errors (reported against that "
+                                   "file), or the file is no profile at all (nothing of it is shown)."),
+    "extends-outside-root": ProblemCode("error", "extends names an absolute path, or one leading out of the "
+                                        "project folder (the working directory, or --root)."),
     # semantics, as kube-scheduler checks its configuration
     "invalid-args": ProblemCode("error",
                                 "Plugin args a plugin's own validation rejects (Kubernetes' messages)."),
