@@ -79,6 +79,12 @@ class PluginRegistry:
     def is_builtin(self, name: str) -> bool:
         return self.origins.get(self.canonical_name(name)) == "builtin"
 
+    def package_of(self, name: str) -> str:
+        """The package plugin ``name`` came from, as reports name it: ``built-in``, or the
+        distribution and its version (``ruleset-gpu 0.1.0``)."""
+        origin = self.origins.get(self.canonical_name(name), "unknown")
+        return "built-in" if origin == "builtin" else origin
+
 
 def _register_module(registry: PluginRegistry, pm: pluggy.PluginManager, module: Any, origin: str) -> None:
     found: list[type[Plugin]] = []

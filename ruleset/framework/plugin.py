@@ -135,6 +135,10 @@ class PluginClasses(Protocol):
         """The class registered as ``name`` (or as a deprecated alias of it), or None."""
         ...
 
+    def package_of(self, name: str) -> str:
+        """The package plugin ``name`` came from: ``built-in``, or a distribution and version."""
+        ...
+
 
 def check_plugin_args(cls: type[Plugin],
                       raw: Mapping[str, Any]) -> tuple[Any, list[tuple[tuple[str | int, ...], str]]]:
