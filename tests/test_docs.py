@@ -31,3 +31,10 @@ def test_every_builtin_plugin_is_in_the_readme_table():
 
     missing = [name for name in load_registry().names() if f"| {name} |" not in README]
     assert missing == []
+
+
+def test_the_hook_reference_is_generated_from_the_specs():
+    # A hookspec docstring changed without `python tests/hook_reference.py --write` fails here.
+    from tests.hook_reference import readme_with_reference
+
+    assert readme_with_reference(README) == README
