@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from ruleset import reading
@@ -642,9 +642,49 @@ def construction_errors(text: str) -> list[tuple]:
     return [("error", p.message, p.line, p.column) for p in problems]
 
 
+#: Whether this PyYAML drops a later merged pair whose key is the same string object (6.0.2 on).
+_PYYAML_DROPS = list(yaml.safe_load("{<<: [{p: 1}, {q: 2}]}")) == ["p", "q"]
+
+
+def merges_a_duplicate_key(text: str) -> bool:
+    """Whether a mapping merged with ``<<`` holds one key twice.
+
+    PyYAML from 6.0.2 keeps the first of merged pairs whose key *string object* is the same
+    (``id(key_node.value)``), which for one-character keys (cached by CPython) drops the
+    later pair unconstructed, and for longer ones keeps both. The builder constructs every
+    pair as it reads it, so an error inside such a dropped value is still reported. Such
+    documents (a duplicate key inside a merge source) are left out of the comparisons.
+    """
+    try:
+        documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    except yaml.YAMLError:
+        return False
+    stack = [d for d in documents if d is not None]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if key.tag == "tag:yaml.org,2002:merge":
+                    sources = value.value if isinstance(value, yaml.SequenceNode) else [value]
+                    for source in sources:
+                        if isinstance(source, yaml.MappingNode):
+                            keys = [k.value for k, _ in source.value if isinstance(k, yaml.ScalarNode)]
+                            if len(keys) != len(set(keys)):
+                                return True
+                stack += [key, value]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+    return False
+
+
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(yaml_documents())
 def test_the_builder_gives_what_the_recursive_loader_gave(text):
+    assume(not merges_a_duplicate_key(text))
     expected, got = old_outcome(text), new_outcome(text)
     if got != expected and expected[0] == got[0] == "error":
         # Of several construction errors in a document, PyYAML reports the first it meets
@@ -658,11 +698,30 @@ def test_the_builder_gives_what_the_recursive_loader_gave(text):
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(yaml_documents())
 def test_plain_mode_gives_what_safe_load_all_gave(text):
+    assume(not merges_a_duplicate_key(text))
     expected = old_outcome(text, loader=yaml.SafeLoader)
     if expected[0] == "error":
         assert new_outcome(text, located=False, loader=yaml.SafeLoader)[0] == "error"
     else:
         assert new_outcome(text, located=False, loader=yaml.SafeLoader) == expected, text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    pytest.param("{<<: &x2 {<<: [{m: 1}], k: a, k: {<<: a}}}\n", True, id="one-char-duplicate"),
+    pytest.param("{<<: {kk: a, kk: {<<: a}}}\n", True, id="longer-duplicate"),
+    pytest.param("{<<: [{a: 1}, {b: 2}], a: 3, a: 4}\n", False, id="duplicate-outside-the-source"),
+    pytest.param("- &s {k: 1, k: 2}\n- {<<: *s}\n", True, id="through-an-alias"),
+])
+def test_the_excluded_documents_are_those_with_a_merged_duplicate_key(text, expected):
+    assert merges_a_duplicate_key(text) is expected
+
+
+def test_an_error_in_a_merged_duplicate_is_reported_where_pyyaml_drops_it():
+    # The known divergence the property tests leave out, pinned: the builder reports it.
+    text = "{<<: {k: a, k: {<<: a}}}\n"
+    assert old_outcome(text, loader=yaml.SafeLoader)[0] == ("documents" if _PYYAML_DROPS else "error")
+    assert new_outcome(text)[:2] == ("error", "invalid YAML: while constructing a mapping, expected a "
+                                     "mapping or list of mappings for merging, but found scalar")
 
 
 @pytest.mark.parametrize("text", [
