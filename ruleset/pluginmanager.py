@@ -1,34 +1,73 @@
-"""Discover plugin classes: built-ins first, then the ``ruleset`` entry-point group.
+"""Discover plugin classes: built-ins first, then the ``ruleset`` entry-point group, then local modules.
 
 Discovery uses one pluggy manager with the :class:`~ruleset.hookspecs.DiscoverySpecs`.
-Each third-party package is loaded on its own: one that fails to import or to register is
-reported by name and left out, and the rest of the run goes on.
+Each third-party package is loaded on its own and **holds or is left out whole**: one that
+fails to import, or whose ``ruleset_register_plugins`` raises, is unregistered from the
+manager, so none of its hooks (an args-schema hook included) stays active, and none of its
+plugins is known. The rest of the run goes on; what went wrong is a
+:class:`PluginProblem` in :attr:`PluginRegistry.problems`, which every command shows.
+
+A plugin that loaded is still refused, alone, when
+
+* it was written for another major version of the plugin API
+  (:attr:`ruleset.Plugin.api_version` against :data:`ruleset.PLUGIN_API_VERSION`);
+* its args schema (through the ``ruleset_plugin_args_schema`` hook) is no valid JSON Schema;
+* its name (or an alias) is taken: by a built-in plugin (the built-in keeps working), or
+  by a plugin of another package (then neither can be used until one is renamed, as
+  kube-scheduler refuses a registry holding two plugins of one name).
+
+A refused plugin is listed in :attr:`PluginRegistry.disabled`; a profile naming it gets a
+located ``plugin-unavailable`` error saying why.
+
+**Local modules** load plugins without installing them, for development: the command
+line's ``--plugin MODULE_OR_PATH`` (repeatable) and the :data:`LOCAL_ENV` environment
+variable (items separated by ``os.pathsep``, as in ``PYTHONPATH``). A dotted module name is
+imported from ``sys.path``; a path (ending in ``.py``, or holding a path separator) is
+loaded from that file. Profiles never cause an import: they name plugins, not modules.
 
 Set ``RULESET_DISABLE_PLUGIN_AUTOLOAD=1`` (or ``true``, ``yes``, in any case) to skip entry
 points (hermetic tests, debugging); any other value, ``0``, ``false`` and empty included, leaves
-autoloading on.
+autoloading on. Local modules are loaded either way: they are named explicitly.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import importlib.util
 import os
-from collections.abc import Mapping
+import re
+import sys
+import zlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pluggy
 
 from ruleset import hookspecs
-from ruleset.errors import Problem
-from ruleset.framework.plugin import Plugin
+from ruleset.framework.plugin import PLUGIN_API_VERSION, Plugin
 
 ENTRY_POINT_GROUP = "ruleset"
 BUILTIN_MODULE = "ruleset.plugins"
 AUTOLOAD_ENV = "RULESET_DISABLE_PLUGIN_AUTOLOAD"
+#: Modules or ``.py`` files to load as plugin modules, separated by ``os.pathsep``.
+LOCAL_ENV = "RULESET_PLUGINS"
 #: The values of :data:`AUTOLOAD_ENV` that disable autoloading (compared case-insensitively).
 _TRUTHY = frozenset(("1", "true", "yes"))
+#: How reports name the built-in plugins' package.
+BUILTIN_PACKAGE = "built-in"
+_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
+
+# Problem codes of plugin loading (``pluginProblems`` in JSON outputs).
+LOAD_FAILED = "plugin-load-failed"
+NAME_CLASH = "plugin-name-clash"
+INVALID_ARGS_SCHEMA = "invalid-args-schema"
+API_VERSION = "plugin-api-version"
 
 
 def autoload_disabled(environ: Mapping[str, str] | None = None) -> bool:
@@ -36,6 +75,44 @@ def autoload_disabled(environ: Mapping[str, str] | None = None) -> bool:
     only a truthy value does (``1``, ``true``, ``yes``, in any case, around spaces)."""
     value = (os.environ if environ is None else environ).get(AUTOLOAD_ENV, "")
     return value.strip().lower() in _TRUTHY
+
+
+def local_from_env(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The modules and files :data:`LOCAL_ENV` names: split on ``os.pathsep``, blanks dropped."""
+    value = (os.environ if environ is None else environ).get(LOCAL_ENV, "")
+    return tuple(item.strip() for item in value.split(os.pathsep) if item.strip())
+
+
+@dataclass(frozen=True, slots=True)
+class PluginProblem:
+    """Something that went wrong loading plugins, not located in any profile.
+
+    ``package`` is how reports name where it came from (``ruleset-gpu 0.1.0``,
+    ``local: path/to/mod.py``); ``plugin`` the plugin concerned, None when a whole package is.
+    """
+
+    code: str
+    severity: str
+    package: str
+    plugin: str | None
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "severity": self.severity, "package": self.package,
+                "plugin": self.plugin, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class DisabledPlugin:
+    """A plugin class that loaded but cannot be used, and why (the message of its problem)."""
+
+    cls: type[Plugin]
+    package: str
+    reason: str
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.cls.name, *self.cls.aliases)
 
 
 class _Defaults:
@@ -48,13 +125,20 @@ class _Defaults:
 
 @dataclass
 class PluginRegistry:
-    """Every known plugin class by framework name, where each came from, and load failures."""
+    """Every usable plugin class by framework name, where each came from, and what failed."""
 
     classes: dict[str, type[Plugin]] = field(default_factory=dict)
     origins: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[PluginProblem] = field(default_factory=list)
     manager: pluggy.PluginManager | None = None
+    #: Plugins that loaded but were refused (see the module docstring).
+    disabled: list[DisabledPlugin] = field(default_factory=list)
+    #: Each usable plugin's args schema, checked at registration.
+    schemas: dict[str, Any] = field(default_factory=dict)
+    #: Package (as :meth:`package_of` names it) -> its distribution's name and version (None
+    #: for built-in plugins and local modules).
+    distributions: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     #: Things derived from the registry and built once: the profile schema and its validator.
     cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -73,6 +157,9 @@ class PluginRegistry:
         cls = self.get(name)
         if cls is None:
             raise KeyError(name)
+        schema = self.schemas.get(cls.name)
+        if schema is not None:
+            return schema
         assert self.manager is not None
         return self.manager.hook.ruleset_plugin_args_schema(plugin=cls)
 
@@ -80,64 +167,319 @@ class PluginRegistry:
         return self.origins.get(self.canonical_name(name)) == "builtin"
 
     def package_of(self, name: str) -> str:
-        """The package plugin ``name`` came from, as reports name it: ``built-in``, or the
-        distribution and its version (``ruleset-gpu 0.1.0``)."""
+        """The package plugin ``name`` came from, as reports name it: ``built-in``, the
+        distribution and its version (``ruleset-gpu 0.1.0``), or ``local: <module or file>``."""
         origin = self.origins.get(self.canonical_name(name), "unknown")
-        return "built-in" if origin == "builtin" else origin
+        return BUILTIN_PACKAGE if origin == "builtin" else origin
+
+    def unavailable(self, name: str) -> str | None:
+        """Why plugin ``name`` cannot be used although a package registers it (None when it can,
+        or when nothing registers that name)."""
+        if self.get(name) is not None:
+            return None
+        for plugin in self.disabled:
+            if name in plugin.names:
+                return plugin.reason
+        return None
 
 
-def _register_module(registry: PluginRegistry, pm: pluggy.PluginManager, module: Any, origin: str) -> None:
-    found: list[type[Plugin]] = []
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """A module to load plugins from: how problems name it, and how to import it."""
 
-    def register(cls: type[Plugin]) -> None:
-        if not (isinstance(cls, type) and issubclass(cls, Plugin)):
-            raise TypeError(f"register() takes a ruleset.Plugin subclass, got {cls!r}")
-        if not getattr(cls, "name", None):
-            raise TypeError(f"plugin class {cls.__module__}.{cls.__qualname__} has no 'name'")
-        found.append(cls)
+    #: ``plugin package 'gpu' (ruleset-gpu 0.1.0)`` or ``local plugin module 'mod.py'``.
+    title: str
+    #: The ``package`` of problems and of ``ruleset plugins``.
+    package: str
+    load: Callable[[], Any]
+    #: The distribution's name and version (``ruleset plugins``).
+    distribution: tuple[str, str | None]
 
-    hook = pm.hook.ruleset_register_plugins
-    impls = [impl for impl in hook.get_hookimpls() if impl.plugin is module]
-    for impl in impls:
-        impl.function(register)
-    for cls in found:
-        existing = registry.classes.get(cls.name)
-        if existing is not None and existing is not cls:
-            registry.problems.append(Problem(
-                f"plugin name {cls.name!r} is registered twice: by "
-                f"{existing.__module__}.{existing.__qualname__} "
-                f"({registry.origins[cls.name]}) and by {cls.__module__}.{cls.__qualname__} ({origin}); "
-                f"the second is ignored", code="duplicate-plugin", severity="warning"))
-            continue
-        registry.classes[cls.name] = cls
-        registry.origins[cls.name] = origin
+
+_BUILTIN_SOURCE = _Source("built-in plugins", BUILTIN_PACKAGE, lambda: None, (BUILTIN_PACKAGE, None))
+
+
+def _entry_point_source(ep: Any) -> _Source:
+    package = f"{ep.dist.name} {ep.dist.version}" if ep.dist else ep.value
+    distribution = (ep.dist.name, ep.dist.version) if ep.dist else (ep.value, None)
+    return _Source(f"plugin package {ep.name!r} ({package})", package, ep.load, distribution)
+
+
+def local_source(item: str) -> _Source:
+    """A ``--plugin`` / :data:`LOCAL_ENV` item: a ``.py`` file or a path when it looks like one,
+    else a dotted module name."""
+    package = f"local: {item}"
+    title = f"local plugin module {item!r}"
+    if item.endswith(".py") or os.sep in item or "/" in item:
+        return _Source(title, package, lambda: _load_file(Path(item)), (package, None))
+    if not _DOTTED.match(item):
+        def refuse() -> Any:
+            raise ValueError("not a dotted module name nor a path to a .py file")
+        return _Source(title, package, refuse, (package, None))
+    return _Source(title, package, lambda: importlib.import_module(item), (package, None))
+
+
+def _load_file(path: Path) -> ModuleType:
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    # A name of its own, so that it shadows no installed module; in sys.modules while it runs
+    # (dataclasses and pickling look the module up there).
+    stem = re.sub(r"\W", "_", path.stem)
+    name = f"ruleset_local_plugin_{stem}_{zlib.crc32(os.fsencode(path.resolve())):08x}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path} as a module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _failure(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+class _Loader:
+    """One discovery: registers modules into ``registry`` and collects each one's classes."""
+
+    def __init__(self, registry: PluginRegistry, pm: pluggy.PluginManager) -> None:
+        self.registry = registry
+        self.pm = pm
+        #: Third-party classes that passed their own checks, in load order, with their source.
+        self.candidates: list[tuple[type[Plugin], _Source]] = []
+
+    def builtins(self) -> None:
+        module = importlib.import_module(BUILTIN_MODULE)
+        self.pm.register(module, name=BUILTIN_MODULE)
+        for cls in self._collect(module):  # built-ins that fail are a bug in ruleset: let it show
+            if cls.name not in self.registry.classes:
+                self._accept(cls, "builtin")
+
+    def package(self, source: _Source, key: str) -> bool:
+        """Import and register one module; False (with a problem) when it is left out whole."""
+        if self.pm.get_plugin(key) is not None:
+            return True  # named twice (--plugin and RULESET_PLUGINS): loaded once
+        self.registry.distributions[source.package] = source.distribution
+        try:
+            module = source.load()
+        except BaseException as exc:  # a broken package must not take the run down (SystemExit included)
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            self._problem(LOAD_FAILED, "warning", source, None, f"cannot import: {_failure(exc)}")
+            return False
+        try:
+            if self.pm.is_registered(module):
+                return True  # the same module under two names
+            self.pm.register(module, name=key)
+            found = self._collect(module)
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            # Whatever pluggy took of it goes: a half-registered package has no hook left.
+            with contextlib.suppress(Exception):
+                self.pm.unregister(module, name=key)
+            self._problem(LOAD_FAILED, "warning", source, None,
+                          f"registering its plugins failed: {_failure(exc)}; none of its hooks is used")
+            return False
+        for cls in found:
+            if not any(cls is known for known, _ in self.candidates):  # re-exported by a second package
+                self._check_api_version(cls, source)
+        return True
+
+    def _collect(self, module: Any) -> list[type[Plugin]]:
+        found: list[type[Plugin]] = []
+
+        def register(cls: type[Plugin]) -> None:
+            if not (isinstance(cls, type) and issubclass(cls, Plugin)):
+                raise TypeError(f"register() takes a ruleset.Plugin subclass, got {cls!r}")
+            if not isinstance(getattr(cls, "name", None), str) or not cls.name:
+                raise TypeError(f"plugin class {cls.__module__}.{cls.__qualname__} has no 'name'")
+            if cls not in found:
+                found.append(cls)
+
+        for impl in self.pm.hook.ruleset_register_plugins.get_hookimpls():
+            if impl.plugin is module:
+                impl.function(register)
+        return found
+
+    def _check_api_version(self, cls: type[Plugin], source: _Source) -> None:
+        wanted = str(getattr(cls, "api_version", PLUGIN_API_VERSION))
+        if _major(wanted) != _major(PLUGIN_API_VERSION):
+            self._disable(API_VERSION, cls, source,
+                          f"plugin {cls.name!r} is written for plugin API version {wanted}; this ruleset "
+                          f"provides version {PLUGIN_API_VERSION}")
+            return
+        self.candidates.append((cls, source))
+
+    def settle_names(self) -> None:
+        """Accept the third-party candidates whose names are free (see the module docstring)."""
+        taken = {**{name: name for name in self.registry.classes}, **self.registry.aliases}
+        claims: dict[str, list[tuple[type[Plugin], _Source]]] = {}
+        for cls, source in self.candidates:
+            names = (cls.name, *cls.aliases)
+            builtin = next((n for n in names if n in taken), None)
+            if builtin is not None:
+                self._disable(NAME_CLASH, cls, source,
+                              f"plugin name {builtin!r} is taken by the built-in plugin {taken[builtin]}; "
+                              f"rename the plugin (the built-in keeps working)")
+                continue
+            for name in dict.fromkeys(names):
+                claims.setdefault(name, []).append((cls, source))
+        clashing: set[type[Plugin]] = set()
+        for name, claimants in claims.items():
+            if len(claimants) < 2:
+                continue
+            (_, first), *rest = claimants
+            others = " and ".join(f"{src.package!r}" for _, src in rest)
+            message = (f"a plugin named {name!r} already exists: packages {first.package!r} and {others} "
+                       f"both register it; neither can be used until one is renamed")
+            self.registry.problems.append(PluginProblem(NAME_CLASH, "error", rest[-1][1].package, name,
+                                                        message))
+            for cls, source in claimants:
+                if cls not in clashing:
+                    clashing.add(cls)
+                    self.registry.disabled.append(DisabledPlugin(cls, source.package, message))
+        for cls, source in self.candidates:
+            if cls not in clashing and not any(d.cls is cls for d in self.registry.disabled):
+                self._accept(cls, source.package)
+
+    def check_schemas(self) -> None:
+        """Each usable plugin's args schema must be a valid JSON Schema; a plugin whose is not is
+        disabled. Built-in schemas that no package overrides are trusted (their tests check them),
+        which keeps jsonschema out of a run without third-party plugins."""
+        registry = self.registry
+        for name in list(registry.classes):
+            cls = registry.classes[name]
+            source = _BUILTIN_SOURCE
+            if registry.origins[name] != "builtin":
+                source = next(src for c, src in self.candidates if c is cls)
+            try:
+                schema = self.pm.hook.ruleset_plugin_args_schema(plugin=cls)
+            except Exception as exc:
+                self._refuse(cls, source, f"plugin {name!r}: its args schema hook failed: {_failure(exc)}")
+                continue
+            if not (registry.origins[name] == "builtin" and schema is cls.args_schema):
+                reason = _schema_problem(schema)
+                if reason is not None:
+                    self._refuse(cls, source, f"plugin {name!r} has an invalid args schema: {reason}")
+                    continue
+            registry.schemas[name] = schema
+
+    def _refuse(self, cls: type[Plugin], source: _Source, message: str) -> None:
+        registry = self.registry
+        del registry.classes[cls.name]
+        del registry.origins[cls.name]
         for alias in cls.aliases:
-            registry.aliases.setdefault(alias, cls.name)
+            if registry.aliases.get(alias) == cls.name:
+                del registry.aliases[alias]
+        self._disable(INVALID_ARGS_SCHEMA, cls, source, message)
+
+    def _accept(self, cls: type[Plugin], origin: str) -> None:
+        self.registry.classes[cls.name] = cls
+        self.registry.origins[cls.name] = origin
+        for alias in cls.aliases:
+            self.registry.aliases.setdefault(alias, cls.name)
+
+    def _disable(self, code: str, cls: type[Plugin], source: _Source, message: str) -> None:
+        self._problem(code, "error", source, cls.name, message)
+        self.registry.disabled.append(DisabledPlugin(cls, source.package, f"{message} ({source.title})"))
+
+    def _problem(self, code: str, severity: str, source: _Source, plugin: str | None,
+                 message: str) -> PluginProblem:
+        problem = PluginProblem(code, severity, source.package, plugin, f"{source.title}: {message}")
+        self.registry.problems.append(problem)
+        return problem
 
 
-@cache
-def load_registry(autoload: bool | None = None) -> PluginRegistry:
-    """Discover every plugin class once per process."""
-    import importlib
+def _major(version: str) -> str:
+    return version.strip().split(".")[0]
 
-    if autoload is None:
-        autoload = not autoload_disabled()
+
+def _schema_problem(schema: Any) -> str | None:
+    """Why ``schema`` is no valid JSON Schema for the profile validator, or None."""
+    if not isinstance(schema, dict):
+        return f"expected a JSON Schema object, got {type(schema).__name__}"
+    from jsonschema import Draft202012Validator, SchemaError  # only third-party schemas need it
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        where = "/".join(str(part) for part in exc.absolute_path)
+        return f"{exc.message}" + (f" (at {where})" if where else "")
+    except Exception as exc:  # e.g. a $ref that cannot be resolved
+        return _failure(exc)
+    return None
+
+
+#: Set by :func:`local_plugins` for the command that runs (``--plugin``).
+_cli_local: tuple[str, ...] = ()
+
+
+@contextlib.contextmanager
+def local_plugins(items: Sequence[str]) -> Iterator[None]:
+    """While the block runs, :func:`load_registry` also loads ``items`` (the ``--plugin`` values)."""
+    global _cli_local
+    previous, _cli_local = _cli_local, tuple(items)
+    try:
+        yield
+    finally:
+        _cli_local = previous
+
+
+def requested_local(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The local modules a registry loads by default: ``--plugin`` values, then :data:`LOCAL_ENV`'s,
+    each once."""
+    return tuple(dict.fromkeys((*_cli_local, *local_from_env(environ))))
+
+
+def _discover(autoload: bool, local: tuple[str, ...]) -> PluginRegistry:
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs.DiscoverySpecs)
-    registry = PluginRegistry(manager=pm)
+    registry = PluginRegistry(manager=pm, distributions={BUILTIN_PACKAGE: (BUILTIN_PACKAGE, None)})
     pm.register(_Defaults(), name="ruleset.defaults")
-    builtin = importlib.import_module(BUILTIN_MODULE)
-    pm.register(builtin, name=BUILTIN_MODULE)
-    _register_module(registry, pm, builtin, "builtin")
+    loader = _Loader(registry, pm)
+    loader.builtins()
     if autoload:
         for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            origin = f"{ep.dist.name} {ep.dist.version}" if ep.dist else ep.value
-            try:
-                module = ep.load()
-                pm.register(module, name=f"entrypoint:{ep.name}")
-                _register_module(registry, pm, module, origin)
-            except Exception as exc:  # a broken third-party package must not take the run down
-                registry.problems.append(Problem(
-                    f"plugin package {ep.name!r} ({origin}) failed to load: {type(exc).__name__}: {exc}",
-                    code="plugin-load-failed", severity="warning"))
+            loader.package(_entry_point_source(ep), f"entrypoint:{ep.name}")
+    for item in local:
+        loader.package(local_source(item), f"local:{item}")
+    loader.settle_names()
+    loader.check_schemas()
     return registry
+
+
+class _RegistryCache:
+    """:func:`load_registry`: one discovery per process per (autoload, local modules)."""
+
+    def __init__(self) -> None:
+        self._cached = cache(_discover)
+
+    def __call__(self, autoload: bool | None = None, local: Sequence[str] | None = None) -> PluginRegistry:
+        """Every plugin class, discovered once per process per set of local modules.
+
+        ``autoload`` defaults to :func:`autoload_disabled`'s answer; ``local`` (modules and
+        ``.py`` files) to :func:`requested_local` (``--plugin``, then :data:`LOCAL_ENV`).
+        """
+        return self._cached(*self._arguments(autoload, local))
+
+    @staticmethod
+    def _arguments(autoload: bool | None, local: Sequence[str] | None) -> tuple[bool, tuple[str, ...]]:
+        return (not autoload_disabled() if autoload is None else autoload,
+                requested_local() if local is None else tuple(local))
+
+    def __wrapped__(self, autoload: bool | None = None, local: Sequence[str] | None = None) -> PluginRegistry:
+        """A fresh discovery, bypassing the cache."""
+        return _discover(*self._arguments(autoload, local))
+
+    def cache_clear(self) -> None:
+        self._cached.cache_clear()
+
+
+load_registry = _RegistryCache()

@@ -7,6 +7,11 @@ so that ``ruleset validate`` on one file starts fast.
 Exit codes: 0 success, 1 a negative answer (invalid profile, unschedulable pods where the
 command says so), 2 usage or input errors (printed one per line, never a traceback). An
 unexpected exception is a bug: it is reported as one ``internal error`` line, exit 2.
+
+The commands of :data:`LOADS_PLUGINS` take ``--plugin MODULE_OR_PATH`` (repeatable) and
+print every plugin load problem once, to stderr, before they run; a module named by
+``--plugin`` that cannot be loaded is an input error (exit 2). The other commands, and
+``--help`` and ``--version``, import no plugin.
 """
 
 from __future__ import annotations
@@ -20,7 +25,11 @@ import sys
 from ruleset.errors import RulesetError, printable
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = ("score", "schedule", "selector", "validate", "show", "schema", "export", "import_config")
+COMMANDS = ("score", "schedule", "selector", "validate", "show", "schema", "export", "import_config",
+            "plugins")
+#: Commands that load plugins: they take ``--plugin`` and report plugin load problems.
+LOADS_PLUGINS = frozenset({"score", "schedule", "validate", "show", "schema", "export", "import_config",
+                           "plugins"})
 
 
 class _VersionAction(argparse.Action):
@@ -47,9 +56,39 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in (only,) if only else COMMANDS:
+        before = set(subparsers.choices)
         importlib.import_module(f"ruleset.cli.{name}").register(subparsers)
+        if name in LOADS_PLUGINS:
+            for added in set(subparsers.choices) - before:
+                add_plugin_argument(subparsers.choices[added])
     parser.commands = subparsers.choices  # type: ignore[attr-defined]
     return parser
+
+
+def add_plugin_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--plugin", metavar="MODULE_OR_PATH", action="append", default=[],
+                        help="also load plugins from this module (a dotted name on sys.path) or .py file, "
+                             "without installing it (repeatable; see also RULESET_PLUGINS)")
+    parser.set_defaults(loads_plugins=True)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command; one that loads plugins does so first, with its ``--plugin`` modules, and
+    reports what failed (a module ``--plugin`` names that does not load: exit 2)."""
+    if not getattr(args, "loads_plugins", False):
+        return int(args.func(args) or 0)
+    from ruleset import pluginmanager
+
+    with pluginmanager.local_plugins(args.plugin):
+        registry = pluginmanager.load_registry()
+        named = {pluginmanager.local_source(item).package for item in args.plugin}
+        fatal = [p for p in registry.problems if p.code == pluginmanager.LOAD_FAILED and p.package in named]
+        for problem in registry.problems:
+            severity = "error" if problem in fatal else problem.severity
+            print(f"{severity}: {printable(problem.message)} [{problem.code}]", file=sys.stderr)
+        if fatal:
+            return 2
+        return int(args.func(args) or 0)
 
 
 def report_problems(exc: RulesetError) -> None:
@@ -86,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(args.func(args) or 0)
+        return _run(args)
     except RulesetError as exc:
         report_problems(exc)
         return 2

@@ -22,9 +22,21 @@ from ruleset.errors import Problem, RulesetError
 from ruleset.jsonout import dump_json
 
 
-def print_json(document: dict[str, Any]) -> None:
-    """``document`` on stdout, ``schemaVersion`` first."""
+def print_json(document: dict[str, Any], plugin_problems: bool = False) -> None:
+    """``document`` on stdout, ``schemaVersion`` first; with ``plugin_problems``, for a command
+    that loads plugins, the run's plugin load problems last, as ``pluginProblems`` (see
+    :func:`plugin_problems_json`)."""
+    if plugin_problems:
+        document = {**document, "pluginProblems": plugin_problems_json()}
     sys.stdout.write(dump_json(document) + "\n")
+
+
+def plugin_problems_json() -> list[dict[str, Any]]:
+    """The load problems of the plugins this run uses (the one registry of the process for the
+    ``--plugin`` modules in effect): ``[{"code", "severity", "package", "plugin", "message"}]``."""
+    from ruleset.pluginmanager import load_registry
+
+    return [problem.to_json() for problem in load_registry().problems]
 
 
 def refuse_existing(paths: Sequence[Path], force: bool) -> None:

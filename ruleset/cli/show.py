@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
 
     document = effective_profile(args.profile, root_of(args))
     if args.output == "json":
-        print_json(document)
+        print_json(document, plugin_problems=True)
     elif args.output == "toml":
         print(profile_toml(document), end="")
     else:

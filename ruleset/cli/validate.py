@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from ruleset.cli.common import add_root_argument, root_of
-from ruleset.errors import Problem, printable
+from ruleset.errors import Problem
 from ruleset.validate import FORMATS
 
 
@@ -41,7 +41,5 @@ def run(args: argparse.Namespace) -> int:
     report = validate_files(paths, strict=args.strict, root=root)
     for note in skipped:
         print(f"{note.severity}: {note}", file=sys.stderr)
-    for note in report.notes:
-        print(f"{note.severity}: {printable(note.message)} [{note.code}]", file=sys.stderr)
     sys.stdout.write(render(report, args.output))
     return report.exit_code

@@ -160,7 +160,11 @@ def _schema_problems(pf: ProfileFile, registry: PluginRegistry) -> None:
     plugins = pf.data.get("plugins")
     if isinstance(plugins, dict):
         for name in plugins:
-            if registry.get(name) is None:
+            unavailable = registry.unavailable(name) if registry.get(name) is None else None
+            if unavailable is not None:
+                pf.problem(("plugins", name), f"plugin {name!r} cannot be used: {unavailable}",
+                           "plugin-unavailable")
+            elif registry.get(name) is None:
                 hint = _suggest(name, known_plugins)
                 failed = [p.message for p in registry.problems if p.code == "plugin-load-failed"]
                 extra = f" (note: {'; '.join(failed)})" if failed and not hint else ""

@@ -24,7 +24,7 @@ from pathlib import Path
 from ruleset.errors import Problem, RulesetError
 from ruleset.framework.runtime import Framework
 from ruleset.gofmt import go_quote
-from ruleset.pluginmanager import PluginRegistry, load_registry
+from ruleset.pluginmanager import PluginProblem, PluginRegistry, load_registry
 from ruleset.profile.loader import ProfileCheck, ProfileFile, check_profile_files, display_path
 
 _GLOB_CHARS = frozenset("*?[")
@@ -57,8 +57,9 @@ class Report:
 
     files: list[FileResult]
     strict: bool = False
-    #: Problems that belong to no file (plugin packages that failed to load).
-    notes: list[Problem] = field(default_factory=list)
+    #: What went wrong loading plugins: in no file, counted apart, failing only under ``--strict``
+    #: (a profile naming a plugin they leave out has its own error).
+    plugin_problems: list[PluginProblem] = field(default_factory=list)
 
     @property
     def errors(self) -> int:
@@ -74,10 +75,11 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        """0 every file valid, 1 some file invalid, 2 some file could not be read."""
+        """0 every file valid, 1 some file invalid (or, under ``--strict``, a plugin load
+        problem), 2 some file could not be read."""
         if any(p.code == "io-error" for f in self.files for p in f.problems):
             return 2
-        return 1 if self.invalid else 0
+        return 1 if self.invalid or (self.strict and self.plugin_problems) else 0
 
 
 def expand_paths(arguments: Iterable[str], notes: list[Problem] | None = None) -> list[Path]:
@@ -199,7 +201,7 @@ def validate_files(paths: Sequence[Path], registry: PluginRegistry | None = None
         if file.problems or key in inputs:
             file.problems = _ordered(file.problems)
             files.append(file)
-    return Report(files, strict=strict, notes=list(registry.problems))
+    return Report(files, strict=strict, plugin_problems=list(registry.problems))
 
 
 def _ordered(problems: list[Problem]) -> list[Problem]:

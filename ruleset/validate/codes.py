@@ -29,6 +29,8 @@ CODES: dict[str, ProblemCode] = {
     "out-of-range": ProblemCode("error", "A number outside its allowed range."),
     "schema": ProblemCode("error", "Any other violation of the profile's JSON Schema."),
     "unknown-plugin": ProblemCode("error", "A plugin no installed package registers."),
+    "plugin-unavailable": ProblemCode("error", "A plugin a package registers that cannot be used: its name "
+                                      "clashes, its args schema is invalid or its API version differs."),
     "unknown-arg": ProblemCode("error", "An args key the plugin does not take."),
     "weight-range": ProblemCode("error", "A score weight outside [1, 92233720368547758]."),
     # extends

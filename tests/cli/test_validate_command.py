@@ -180,7 +180,8 @@ def test_json_contract(tree, capsys):
             ]},
             {"path": "profiles/good.toml", "valid": True, "problems": []},
         ],
-        "summary": {"files": 2, "invalid": 1, "errors": 2, "warnings": 0},
+        "summary": {"files": 2, "invalid": 1, "errors": 2, "warnings": 0, "pluginProblems": 0},
+        "pluginProblems": [],
     }
     assert out.startswith('{\n  "schemaVersion": 1,')
 

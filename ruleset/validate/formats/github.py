@@ -7,6 +7,7 @@ closes the log. Data and property values are escaped as ``@actions/core`` escape
 from __future__ import annotations
 
 from ruleset.errors import Problem, printable
+from ruleset.pluginmanager import PluginProblem
 from ruleset.validate.checks import Report
 from ruleset.validate.formats.text import describe, summary
 
@@ -32,7 +33,15 @@ def command(problem: Problem) -> str:
     return f"::{kind} {','.join(properties)}::{message}"
 
 
+def plugin_command(problem: PluginProblem) -> str:
+    """A plugin load problem: an annotation on no file, titled with its code."""
+    kind = "error" if problem.severity == "error" else "warning"
+    message = escape_data(printable(problem.message, keep="\r\n"))
+    return f"::{kind} title={escape_property(printable(problem.code))}::{message}"
+
+
 def render(report: Report) -> str:
-    lines = [command(problem) for file in report.files for problem in file.problems]
+    lines = [plugin_command(problem) for problem in report.plugin_problems]
+    lines.extend(command(problem) for file in report.files for problem in file.problems)
     lines.append(summary(report))
     return "\n".join(lines) + "\n"

@@ -1,4 +1,5 @@
-"""The JSON contract: ``{"schemaVersion": 1, "files": [{"path", "valid", "problems": [...]}], "summary"}``."""
+"""The JSON contract: ``{"schemaVersion": 1, "files": [{"path", "valid", "problems": [...]}], "summary",
+"pluginProblems": [...]}`` (``pluginProblems`` as in every command's JSON, counted in the summary)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ def document(report: Report) -> dict[str, Any]:
             for file in report.files
         ],
         "summary": {"files": len(report.files), "invalid": report.invalid, "errors": report.errors,
-                    "warnings": report.warnings},
+                    "warnings": report.warnings, "pluginProblems": len(report.plugin_problems)},
+        "pluginProblems": [problem.to_json() for problem in report.plugin_problems],
     }
 
 

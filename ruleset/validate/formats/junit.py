@@ -17,6 +17,25 @@ from ruleset.validate.formats.text import describe, line
 SUITE = "ruleset validate"
 
 
+#: The test case that holds plugin load problems (there is one only when there are some).
+PLUGINS_CASE = "plugins"
+
+
+def _plugin_case(suite: ET.Element, report: Report) -> int:
+    """One test case for loading plugins: each problem a failure under ``--strict``, else listed in
+    its ``<system-out>``; returns the failures added."""
+    case = ET.SubElement(suite, "testcase", name=PLUGINS_CASE, classname=SUITE, time="0.000")
+    lines = [f"{p.severity}: {printable(p.message)} [{printable(p.code)}]" for p in report.plugin_problems]
+    if not report.strict:
+        ET.SubElement(case, "system-out").text = "\n".join(lines)
+        return 0
+    for problem, text in zip(report.plugin_problems, lines, strict=True):
+        element = ET.SubElement(case, "failure", message=printable(problem.message),
+                                type=printable(problem.code))
+        element.text = text
+    return len(lines)
+
+
 def render(report: Report) -> str:
     suite = ET.Element("testsuite", name=SUITE)
     failures = errors = 0
@@ -43,7 +62,9 @@ def render(report: Report) -> str:
             element.text = line(problem)
         if out:
             ET.SubElement(case, "system-out").text = "\n".join(out)
-    attributes = {"tests": str(len(report.files)), "failures": str(failures), "errors": str(errors),
+    if report.plugin_problems:
+        failures += _plugin_case(suite, report)
+    attributes = {"tests": str(len(suite)), "failures": str(failures), "errors": str(errors),
                   "skipped": "0", "time": f"{total_time:.3f}"}
     suite.attrib.update(attributes)
     root_attributes = {"name": SUITE, **{k: v for k, v in attributes.items() if k != "skipped"}}

@@ -50,6 +50,17 @@ def _result(problem: Problem, rule_index: int, artifact_index: int) -> dict[str,
     return result
 
 
+def _invocation(report: Report) -> dict[str, Any]:
+    """The run's invocation; plugin load problems are its tool configuration notifications."""
+    invocation: dict[str, Any] = {"executionSuccessful": report.exit_code != 2, "exitCode": report.exit_code}
+    if report.plugin_problems:
+        invocation["toolConfigurationNotifications"] = [
+            {"descriptor": {"id": p.code}, "level": "error" if p.severity == "error" else "warning",
+             "message": {"text": p.message}, "properties": {"package": p.package, "plugin": p.plugin}}
+            for p in report.plugin_problems]
+    return invocation
+
+
 def document(report: Report) -> dict[str, Any]:
     codes = list(CODES)
     codes.extend(sorted({p.code for f in report.files for p in f.problems} - set(CODES)))
@@ -65,7 +76,7 @@ def document(report: Report) -> dict[str, Any]:
         "runs": [{
             "tool": {"driver": {"name": "ruleset", "version": version,
                                 "rules": [_rule(code) for code in codes]}},
-            "invocations": [{"executionSuccessful": report.exit_code != 2, "exitCode": report.exit_code}],
+            "invocations": [_invocation(report)],
             "originalUriBaseIds": {SRCROOT: {"uri": cwd}},
             "artifacts": artifacts,
             "columnKind": "unicodeCodePoints",

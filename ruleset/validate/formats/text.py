@@ -11,9 +11,13 @@ def plural(count: int, word: str) -> str:
 
 
 def summary(report: Report) -> str:
-    """``2 files checked, 1 invalid, 3 errors, 1 warning``."""
-    return (f"{plural(len(report.files), 'file')} checked, {report.invalid} invalid, "
+    """``2 files checked, 1 invalid, 3 errors, 1 warning``, and ``, 1 plugin problem`` when
+    loading plugins went wrong (the problems themselves are on stderr)."""
+    text = (f"{plural(len(report.files), 'file')} checked, {report.invalid} invalid, "
             f"{plural(report.errors, 'error')}, {plural(report.warnings, 'warning')}")
+    if report.plugin_problems:
+        text += f", {plural(len(report.plugin_problems), 'plugin problem')}"
+    return text
 
 
 def describe(problem: Problem) -> str:
