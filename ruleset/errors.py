@@ -32,6 +32,14 @@ def printable(text: str, keep: str = "") -> str:
     return _UNPRINTABLE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
 
 
+def one_line(text: str) -> str:
+    """``text`` folded onto one line: its lines, stripped and without the blank ones, joined by
+    `` | `` (a multi-line exception message from a plugin, reported as one problem)."""
+    if "\n" not in text and "\r" not in text and "\u2028" not in text and "\u2029" not in text:
+        return text
+    return " | ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     """One problem in a user's input, with its location."""

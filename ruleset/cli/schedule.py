@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     report_notes(state.notes, args.verbose)
     result = schedule_all(framework, state, seed=args.seed)
     if args.output == "json":
-        print_json(schedule_json(result))
+        print_json(schedule_json(result), plugin_problems=True)
     else:
         print(schedule_text(result))
     unscheduled = any(p.node is None for p in result.placements)
@@ -58,7 +58,11 @@ def schedule_json(run: Any) -> dict[str, Any]:
         if p.node is not None:
             placements.append({"pod": p.pod.key, "node": p.node, "score": p.score})
         else:
-            placements.append({"pod": p.pod.key, "node": None, "reason": p.reason})
+            entry = {"pod": p.pod.key, "node": None, "reason": p.reason}
+            error = getattr(p, "error", None)
+            if error is not None:  # the plugin error that ended the pod's attempts, as structured data
+                entry["error"] = error.to_json()
+            placements.append(entry)
     return {
         "profile": run.profile.name,
         "placements": placements,
@@ -87,6 +91,14 @@ def schedule_text(run: Any) -> str:
             victims = ", ".join(e.detail.get("victims", [])) or "nobody"
             why = f" — chosen for {e.detail['reason']}" if e.detail.get("reason") else ""
             lines.append(f"  {e.pod} preempts on {e.node}: evicts {victims}{why}")
+    errors = [e for e in run.events if e.detail.get("error", {}).get("plugin")]
+    if errors:
+        lines += ["", "plugin errors:"]
+        for e in errors:
+            error = e.detail["error"]
+            attempt = f" (attempt {e.detail['attempt']})" if e.detail.get("attempt") else ""
+            lines.append(f"  {e.pod}{attempt}: {error['message']} "
+                         f"(plugin {error['plugin']}, package {error['package']})")
     scheduled = sum(1 for p in run.placements if p.node)
     lines += ["", f"scheduled {scheduled}, unschedulable {len(run.placements) - scheduled}", "",
               "node utilisation (requested / allocatable):"]

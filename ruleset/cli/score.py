@@ -7,6 +7,7 @@ from typing import Any
 
 from ruleset.cli.common import add_run_arguments, report_notes, root_of
 from ruleset.errors import printable
+from ruleset.framework.status import Code, Status
 
 
 def register(subparsers: Any) -> None:
@@ -27,17 +28,31 @@ def run(args: argparse.Namespace) -> int:
     pod = read_single_pod(args.pod, state) if args.pod else first_pending(state, framework)
     report = score_pod(framework, state, pod, seed=args.seed)
     if args.output == "json":
-        print_json(score_json(report))
+        print_json(score_json(report), plugin_problems=True)
     else:
         print(score_text(report))
     return 0
 
 
 def _preemption_json(result: Any) -> dict[str, Any] | None:
+    """What PostFilter reported (DefaultPreemption's candidates), with ``error`` (the plugin's
+    error object, see :meth:`~ruleset.Status.to_json`) when it failed."""
     post = result.post_filter
-    if post is None or post.details is None or not hasattr(post.details, "to_json"):
+    if post is None:
         return None
-    return post.details.to_json()
+    out = None
+    if post.details is not None and hasattr(post.details, "to_json"):
+        try:
+            out = dict(post.details.to_json())
+        except Exception:  # a plugin's report must not take the report down
+            out = None
+    if _is_error(post.status):
+        out = {**(out or {}), "error": post.status.to_json()}
+    return out
+
+
+def _is_error(status: Any) -> bool:
+    return isinstance(status, Status) and status.code == Code.ERROR
 
 
 #: The keys of a plugin's score entry; a plugin's own details cannot replace them.
@@ -80,9 +95,15 @@ def score_json(report: Any) -> dict[str, Any]:
     statuses = result.statuses
     # Position of each scored node in the score table; a profile without Score plugins scores nothing.
     scored: dict[int, int] = {int(node): i for i, node in enumerate(result.feasible)} if result.scores else {}
+    # A cycle aborted before any node was found feasible (PreFilter, Filter): the Error is the
+    # outcome of every node no plugin had rejected yet.
+    error = result.status if _is_error(result.status) else None
+    undecided = error if error is not None and not len(result.feasible) else None
     nodes = []
     for index, name in enumerate(snapshot.node_names):
         status = statuses.status(index) if statuses is not None else None
+        if undecided is not None and (status is None or status.is_success):
+            status = undecided
         entry: dict[str, Any] = {
             "name": name,
             "filter": {
@@ -104,7 +125,7 @@ def score_json(report: Any) -> dict[str, Any]:
             entry["total"] = int(table.total[position])
         entry["scored"] = position is not None
         nodes.append(entry)
-    return {
+    out = {
         "pod": report.pod.key,
         "profile": report.profile.name,
         "nodes": nodes,
@@ -112,6 +133,16 @@ def score_json(report: Any) -> dict[str, Any]:
         "message": result.message or None,
         "preemption": _preemption_json(result),
     }
+    if error is not None:  # the plugin error that aborted the cycle, as structured data
+        out["error"] = error.to_json()
+    return out
+
+
+def _error_text(error: dict[str, Any]) -> str:
+    """An error object as a line of the text report (naming the plugin and package, if any)."""
+    if error.get("plugin") is None:
+        return str(error["message"])
+    return f"{error['message']} (plugin {error['plugin']}, package {error['package']})"
 
 
 def _columns(data: dict[str, Any], weights: dict[str, int]) -> list[tuple[str, tuple[str, str | None]]]:
@@ -138,6 +169,9 @@ def score_text(report: Any) -> str:
     header = ["NODE", *[title for title, _ in columns], "TOTAL", ""]
     rows = []
     for node in data["nodes"]:
+        if node["filter"]["code"] == "Error":  # the cycle's error, written once below
+            rows.append([node["name"], *["-" for _ in columns], "-", f"✗ {node['filter']['plugin']} (Error)"])
+            continue
         if node["filter"]["code"] != "Success":
             reasons = ", ".join(node["filter"]["reasons"])
             rows.append([node["name"], *["-" for _ in columns], "-",
@@ -165,10 +199,14 @@ def score_text(report: Any) -> str:
     lines.append("")
     if data["selected"]:
         lines.append(f"selected: {data['selected']}")
+    elif data.get("error"):
+        lines.append(f"error: {_error_text(data['error'])}")
     else:
         lines.append(f"unschedulable: {data['message']}")
         pre = data.get("preemption")
-        if pre:
+        if pre and pre.get("error"):
+            lines.append(f"preemption: error: {_error_text(pre['error'])}")
+        elif pre:
             lines.append(f"preemption: nominated node {pre.get('nominatedNode')}")
             for cand in pre.get("candidates", []):
                 lines.append(f"  candidate {cand['node']}: victims {', '.join(cand['victims']) or '-'}"

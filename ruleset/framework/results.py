@@ -38,6 +38,16 @@ class FilterResult:
     reasons: list[tuple[str, ...]]
     reason_index: np.ndarray
 
+    def __post_init__(self) -> None:
+        # Checked on construction, so that a malformed result (a 0-d mask from np.squeeze on one
+        # node, a 2-d one) fails inside the plugin's own call, where the framework names the plugin.
+        codes, index = self.codes, self.reason_index
+        if not isinstance(codes, np.ndarray) or codes.ndim != 1:
+            raise ValueError(f"a FilterResult holds one code per node (a 1-d array), got {_shape_of(codes)}")
+        if not isinstance(index, np.ndarray) or index.shape != codes.shape:
+            raise ValueError(f"a FilterResult's reason_index must match its {len(codes)} codes, "
+                             f"got {_shape_of(index)}")
+
     def __len__(self) -> int:
         return len(self.codes)
 
@@ -50,9 +60,11 @@ class FilterResult:
     def reject(cls, fail: np.ndarray, code: Code, *reasons: str) -> FilterResult:
         """Nodes where ``fail`` is true get ``code`` with ``reasons``; the rest pass."""
         fail = np.asarray(fail, dtype=bool)
+        if fail.ndim != 1:
+            raise ValueError(f"a FilterResult holds one code per node (a 1-d array), got {_shape_of(fail)}")
         scalar = _CODE_SCALARS.get(code)
-        if scalar is None:
-            scalar = np.int8(code)
+        if scalar is None or isinstance(code, bool):
+            raise ValueError(f"{code!r:.80} is not a status Code")
         return cls(fail * scalar, [_NO_REASONS, reasons], fail.astype(np.int32))
 
     @classmethod
@@ -69,8 +81,14 @@ class FilterResult:
         table: list[tuple[str, ...]] = [_NO_REASONS]
         seen: dict[tuple[str, ...], int] = {_NO_REASONS: 0}
         for i, status in enumerate(statuses):
-            if status is None or status.code == Code.SUCCESS:
+            if status is None:
                 continue
+            if not isinstance(status, Status):
+                raise TypeError(f"expected a Status or None for node {i}, got {status!r:.80}")
+            if status.code == Code.SUCCESS:
+                continue
+            if status.code not in _CODES or isinstance(status.code, bool):
+                raise ValueError(f"{status.code!r:.80} is not a status Code (node {i})")
             codes[i] = status.code
             slot = seen.get(status.reasons)
             if slot is None:
@@ -82,6 +100,12 @@ class FilterResult:
     def status(self, i: int) -> Status:
         code = _code(int(self.codes[i]))
         return SUCCESS if code == Code.SUCCESS else Status(code, self.reasons[int(self.reason_index[i])])
+
+
+def _shape_of(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    return f"a {type(value).__name__}"
 
 
 class NodeStatuses:

@@ -8,20 +8,27 @@ checked hook methods (:mod:`ruleset.framework.hooks`). The scheduler calls those
 directly: no pluggy dispatch on the hot path, and the profile's order, weights and points
 are respected exactly.
 
-A plugin that raises, or returns what its hook cannot return, becomes an Error status
-naming the plugin; it fails that pod's cycle, never the run.
+Every call of a plugin hook, and every check of what it returned, sits inside one
+isolation boundary: a plugin that raises, or returns what its hook cannot return (the
+wrong type, shape, length or dtype, a score out of range, a code that is no status Code),
+becomes an Error status naming the plugin and its package (``Status.fault`` set), with
+kube-scheduler's consequence for an Error at that point (the pod's cycle fails, never the
+run). Only a QueueSort plugin, which has no pod to fail, stops the run, as a located
+problem.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ruleset.errors import Problem, RulesetError, format_path
+from ruleset.api.pod import Pod
+from ruleset.errors import Problem, RulesetError, format_path, one_line
 from ruleset.framework.hooks import class_hooks
 from ruleset.framework.plugin import Handle, Plugin, PluginClasses
 from ruleset.framework.points import HOOKS, MAX_NODE_SCORE, MIN_NODE_SCORE, POINTS
@@ -32,7 +39,6 @@ from ruleset.framework.validation import Finding, PluginCheck, check_plugins
 from ruleset.snapshot import NodeSet
 
 if TYPE_CHECKING:
-    from ruleset.api.pod import Pod
     from ruleset.config import PluginConfig, Profile
     from ruleset.framework.cycle_state import CycleState
     from ruleset.framework.types import QueuedPodInfo
@@ -44,9 +50,43 @@ _UNSCHEDULABLE = int(Code.UNSCHEDULABLE)
 _UNRESOLVABLE = int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
 
+#: Largest status code value (Skip).
+_MAX_CODE = max(int(code) for code in Code)
+_INT64_MAX = int(np.iinfo(np.int64).max)
+#: What a plugin's hook may throw and be reported for instead of ending the run (a plugin
+#: calling sys.exit included); KeyboardInterrupt is the user's and goes through.
+_FAULTS = (Exception, SystemExit)
+
+
+class _Broken(Exception):
+    """What a plugin returned cannot be used; raised by the checks inside the boundary."""
+
+
 def _describe(exc: BaseException) -> str:
-    """An exception as one line: ``Type: message``."""
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    """An exception as one line: ``Type: message`` (a failed check: its message)."""
+    if isinstance(exc, _Broken):
+        return str(exc)
+    try:
+        text = str(exc)
+    except Exception:  # a plugin's exception whose __str__ raises
+        text = "<unprintable message>"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _shown(value: object) -> str:
+    """``repr(value)``, at most 80 characters, for a message; never raises."""
+    try:
+        return f"{value!r:.80}"
+    except Exception:
+        return f"a {type(value).__name__}"
+
+
+def _package_of(registry: PluginClasses, name: str) -> str:
+    """``registry.package_of(name)``, or "unknown" from a registry without it (or failing)."""
+    try:
+        return str(registry.package_of(name))
+    except Exception:
+        return "unknown"
 
 
 @dataclass(slots=True)
@@ -57,6 +97,8 @@ class Step:
     function: Callable[..., Any]
     argnames: tuple[str, ...]
     weight: int = 1
+    #: Where the plugin came from (``PluginRegistry.package_of``), for its errors.
+    package: str = "unknown"
 
     def __call__(self, **kwargs: Any) -> Any:
         return self.function(*[kwargs[name] for name in self.argnames])
@@ -128,11 +170,12 @@ class Framework:
             self.configs[config.name] = config
             self.points[config.name] = list(planned.points)
             argnames = class_hooks(planned.cls).argnames
+            package = _package_of(registry, config.name)
             for point in planned.points:
                 for hook in POINTS[point].hooks:
                     if hook in argnames:
                         self.tables[hook].append(Step(config.label, getattr(instance, hook), argnames[hook],
-                                                      config.weight))
+                                                      config.weight, package))
         if problems:
             raise FrameworkError(problems)
         self._normalizers = {s.plugin: s for s in self.tables["ruleset_normalize_score"]}
@@ -158,27 +201,42 @@ class Framework:
         """Run the plugins of ``hook`` in order until ``decide`` returns something other than None.
 
         ``decide(step, returned, kwargs)`` turns what a plugin returned (None or a
-        ``returns``) into the outcome (None: go on to the next plugin); ``done`` is the
-        outcome when every plugin went on. A plugin that raises, or returns anything else,
-        ends the run with an Error naming it, worded by ``failure`` (a format string over
-        ``plugin`` and ``error``).
+        ``returns``; a Status checked and its code made a :class:`Code`) into the outcome
+        (None: go on to the next plugin); ``done`` is the outcome when every plugin went on.
+        A plugin that raises, or returns anything else, ends the point with an Error naming
+        it, worded by ``failure`` (a format string over ``plugin`` and ``error``). The call,
+        the check and ``decide`` all sit inside the boundary.
         """
         for step in self.tables[hook]:
             try:
                 returned = step.function(*[kwargs[name] for name in step.argnames])
-            except Exception as exc:
-                return _failed(step, failure.format(plugin=step.plugin, error=_describe(exc)))
-            if returned is not None and not isinstance(returned, returns):
-                error = f"returned {returned!r:.80}, not a {returns.__name__}"
-                return _failed(step, failure.format(plugin=step.plugin, error=error))
-            outcome = decide(step, returned, kwargs)
+                if returns is Status:
+                    returned = _checked_status(returned)
+                elif returned is not None and not isinstance(returned, returns):
+                    raise _Broken(f"returned {_shown(returned)}, not a {returns.__name__}")
+                outcome = decide(step, returned, kwargs)
+            except _FAULTS as exc:
+                return _failed(step, failure.format(plugin=step.plugin, error=_describe(exc)), fault=True)
             if outcome is not None:
                 return outcome
         return done
 
     # ------------------------------------------------------------ running
     def queue_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
-        return bool(self.tables["ruleset_queue_sort"][0](a=a, b=b))
+        """The QueueSort plugin's "less". One that raises or answers other than a bool leaves
+        no order to schedule in: the run stops with one problem naming it and its package."""
+        step = self.tables["ruleset_queue_sort"][0]
+        try:
+            less = step(a=a, b=b)
+            if less is True or less is False:
+                return less
+            if isinstance(less, np.bool_):
+                return bool(less)
+            raise _Broken(f"returned {_shown(less)}, not a bool")
+        except _FAULTS as exc:
+            message = one_line(f"running QueueSort plugin {step.plugin!r} (package {step.package}): "
+                               f"{_describe(exc)}")
+            raise RulesetError(Problem(message, code="plugin-error")) from None
 
     def run_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot) -> Status:
         return self._each("ruleset_pre_filter", "running PreFilter plugin {plugin!r}: {error}",
@@ -201,15 +259,14 @@ class Framework:
         for step in self.tables[hook]:
             try:
                 returned = step.function(*[kwargs[name] for name in step.argnames])
-            except Exception as exc:
-                return _failed(step, f"running {hook} of plugin {step.plugin!r}: {_describe(exc)}")
-            if returned is None:
-                continue
-            if not isinstance(returned, Status):
-                return _failed(step, f"running {hook} of plugin {step.plugin!r}: returned {returned!r:.80}, "
-                                     f"not a Status")
-            if not returned.is_success:
-                return _failed(step, f"running {hook} of plugin {step.plugin!r}: {returned.message()}")
+                if returned is None:
+                    continue
+                status = _checked_status(returned)
+            except _FAULTS as exc:
+                return _failed(step, f"running {hook} of plugin {step.plugin!r}: {_describe(exc)}",
+                               fault=True)
+            if not status.is_success:
+                return _failed(step, f"running {hook} of plugin {step.plugin!r}: {status.message()}")
         return SUCCESS
 
     def run_filter(self, state: CycleState, pod: Pod, nodes: NodeSet,
@@ -225,24 +282,21 @@ class Framework:
         for step in self.tables["ruleset_filter"]:
             if not len(remaining):
                 break
+            args = {"state": state, "pod": pod, "nodes": NodeSet(snapshot, remaining)}
             try:
-                result = step(state=state, pod=pod, nodes=NodeSet(snapshot, remaining))
-            except Exception as exc:
-                return remaining[:0], _filter_error(step, pod, _describe(exc))
-            if result is None:
-                continue
-            if not isinstance(result, FilterResult) or len(result) != len(remaining):
-                return remaining[:0], _filter_error(
-                    step, pod, f"expected a FilterResult for {len(remaining)} nodes, got {result!r:.80}")
-            codes = result.codes
-            fail = codes != _SUCCESS
-            if not np.count_nonzero(fail):
-                continue
-            bad = fail & (codes != _UNSCHEDULABLE) & (codes != _UNRESOLVABLE)
-            if np.count_nonzero(bad):
-                first = int(np.flatnonzero(bad)[0])
-                return remaining[:0], _filter_error(step, pod, result.status(first).message())
-            statuses.record(remaining, result, step.plugin, fail)
+                result = step.function(*[args[name] for name in step.argnames])
+                if result is None:
+                    continue
+                fail = _filter_failures(result, snapshot, remaining)
+                if fail is None:
+                    continue
+                bad = fail & (result.codes != _UNSCHEDULABLE) & (result.codes != _UNRESOLVABLE)
+                if np.count_nonzero(bad):  # an Error (or a code Filter cannot give) the plugin reported
+                    first = int(np.flatnonzero(bad)[0])
+                    return remaining[:0], _filter_error(step, pod, result.status(first).message())
+                statuses.record(remaining, result, step.plugin, fail)
+            except _FAULTS as exc:
+                return remaining[:0], _filter_error(step, pod, _describe(exc), fault=True)
             remaining = remaining[~fail]
         return remaining, SUCCESS
 
@@ -275,33 +329,58 @@ class Framework:
         return self._filter_one(state, pod, index, snapshot)
 
     def _filter_one(self, state: CycleState, pod: Pod, index: int, snapshot: Snapshot) -> Status:
-        nodes = NodeSet(snapshot, np.array([index], dtype=np.intp))
-        args = {"state": state, "pod": pod, "nodes": nodes}
+        indices = np.array([index], dtype=np.intp)
+        args = {"state": state, "pod": pod, "nodes": NodeSet(snapshot, indices)}
         for step in self.tables["ruleset_filter"]:
             try:
                 result = step.function(*[args[name] for name in step.argnames])
-            except Exception as exc:
-                return _filter_error(step, pod, _describe(exc))
-            # Compare as plain ints: a numpy scalar against an IntEnum member is slow (this runs
-            # once per plugin for every node of every preemption dry run).
-            if result is None or int(result.codes[0]) == _SUCCESS:
-                continue
-            status = result.status(0).with_plugin(step.plugin)
+                if result is None:
+                    continue
+                # The one-node form of _filter_failures, kept cheap: this runs once per plugin for
+                # every node of every preemption dry run. Compare as plain ints (see _SUCCESS).
+                if (not isinstance(result, FilterResult) or type(result.codes) is not np.ndarray
+                        or result.codes.shape != (1,) or result.codes.dtype.kind not in "iu"):
+                    _filter_failures(result, snapshot, indices)  # raises, saying what is wrong
+                if int(result.codes[0]) == _SUCCESS:
+                    continue
+                status = _node_status(result, 0, snapshot, indices)
+            except _FAULTS as exc:
+                return _filter_error(step, pod, _describe(exc), fault=True)
             if not status.is_unschedulable:
                 return _filter_error(step, pod, status.message())
-            return status
+            return _named(step, status)
         return SUCCESS
 
     def worth_retrying(self, pod: Pod, placed: Pod) -> bool:
         """Whether ``placed`` landing on a node may let the parked ``pod`` fit: a queueing hint
         says so. A hint that fails counts as yes, as upstream requeues on a hint's error."""
-        outcome = self._each("ruleset_queueing_hint", "{plugin}: {error}", _hint_outcome,
-                             {"pod": pod, "placed": placed}, done=False, returns=object)
-        return outcome is not False
+        return self.run_queueing_hints(pod, placed)[0]
+
+    def run_queueing_hints(self, pod: Pod, placed: Pod) -> tuple[bool, Status]:
+        """Ask the queueing hints in order whether to retry ``pod`` now that ``placed`` landed:
+        ``(True, SUCCESS)`` at the first yes, ``(False, SUCCESS)`` when none says yes, and
+        ``(True, Error naming the plugin)`` when a hint raises or answers other than a bool
+        or None (upstream requeues on a hint's error)."""
+        kwargs = {"pod": pod, "placed": placed}
+        for step in self.tables["ruleset_queueing_hint"]:
+            try:
+                answer = step.function(*[kwargs[name] for name in step.argnames])
+                if answer is not None and answer is not True and answer is not False:
+                    if not isinstance(answer, np.bool_):
+                        raise _Broken(f"returned {_shown(answer)}, not a bool")
+                    answer = bool(answer)
+            except _FAULTS as exc:
+                message = f"running QueueingHint of plugin {step.plugin!r}: {_describe(exc)}"
+                return True, _failed(step, message, fault=True)
+            if answer:
+                return True, SUCCESS
+        return False, SUCCESS
 
     def run_post_filter(self, state: CycleState, pod: Pod, statuses: NodeStatuses) -> PostFilterResult | None:
         """Run PostFilter plugins until one succeeds (or errs); returns the last result (or None)."""
-        kwargs: dict[str, Any] = {"state": state, "pod": pod, "statuses": statuses, "last": None}
+        snapshot = self.handle.snapshot
+        kwargs: dict[str, Any] = {"state": state, "pod": pod, "statuses": statuses, "last": None,
+                                  "cluster": snapshot}
         outcome = self._each("ruleset_post_filter", "running PostFilter plugin {plugin!r}: {error}",
                              _post_filter_outcome, kwargs, done=None, returns=PostFilterResult)
         if isinstance(outcome, Status):  # the plugin raised, or returned something else
@@ -318,22 +397,23 @@ class Framework:
         n = len(nodes)
         table = ScoreTable([], [], [], [], np.zeros(n, dtype=np.int64))
         for step in self.tables["ruleset_score"]:
+            normalizer = self._normalizers.get(step.plugin)
             try:
-                raw = _as_scores(step(state=state, pod=pod, nodes=nodes), n)
+                raw = _as_scores(step(state=state, pod=pod, nodes=nodes), nodes, "Score")
                 normalized = raw.copy()
-                normalizer = self._normalizers.get(step.plugin)
                 if normalizer is not None:
                     result = normalizer(state=state, pod=pod, nodes=nodes, scores=normalized)
                     if result is not None:
-                        normalized = _as_scores(result, n)
-            except Exception as exc:
-                return None, _failed(step, f"plugin {step.plugin!r} failed with: {_describe(exc)}")
-            out_of_range = (normalized < MIN_NODE_SCORE) | (normalized > MAX_NODE_SCORE)
+                        normalized = _as_scores(result, nodes, "NormalizeScore")
+                out_of_range = (normalized < MIN_NODE_SCORE) | (normalized > MAX_NODE_SCORE)
+            except _FAULTS as exc:
+                return None, _failed(step, f"plugin {step.plugin!r} failed with: {_describe(exc)}",
+                                     fault=True)
             if out_of_range.any():
                 bad = int(normalized[np.flatnonzero(out_of_range)[0]])
-                return None, Status(Code.ERROR, (
-                    f"plugin {step.plugin!r} returns an invalid score {bad}, it should in the range of "
-                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",), step.plugin)
+                message = (f"plugin {step.plugin!r} returns an invalid score {bad}, it should in the range "
+                           f"of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+                return None, _failed(step, message, fault=True)
             table.plugins.append(step.plugin)
             table.weights.append(step.weight)
             table.raw.append(raw)
@@ -350,12 +430,20 @@ class Framework:
 
     def run_unreserve(self, state: CycleState, pod: Pod, node: str) -> None:
         for step in reversed(self.tables["ruleset_unreserve"]):
-            with contextlib.suppress(Exception):  # Unreserve must not fail; upstream ignores its outcome
+            with contextlib.suppress(*_FAULTS):  # Unreserve must not fail; upstream ignores its outcome
                 step(state=state, pod=pod, node=node)
 
     def run_permit(self, state: CycleState, pod: Pod, node: str) -> Status:
-        return self._each("ruleset_permit", "running Permit plugin {plugin!r}: {error}", _permit_outcome,
-                          {"state": state, "pod": pod, "node": node})
+        """``RunPermitPlugins``: the first rejection (or Error) is the outcome; a plugin asking
+        to Wait is remembered and the next plugins still run. When one or more asked to wait
+        and none rejected, the pod joins the handle's waiting pods and the outcome is Wait."""
+        waits: dict[str, str] = {}
+        kwargs = {"state": state, "pod": pod, "node": node, "waits": waits}
+        status: Status = self._each("ruleset_permit", "running Permit plugin {plugin!r}: {error}",
+                                    _permit_outcome, kwargs)
+        if not status.is_success or not waits:
+            return status
+        return self.handle.waiting_pods.add(pod, node, waits).wait_status()
 
     def run_pre_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
         return self._run_node_hooks("ruleset_pre_bind", "PreBind", state, pod, node)
@@ -366,13 +454,41 @@ class Framework:
 
     def run_post_bind(self, state: CycleState, pod: Pod, node: str) -> None:
         for step in self.tables["ruleset_post_bind"]:
-            with contextlib.suppress(Exception):  # informational hook; a failure changes nothing
+            with contextlib.suppress(*_FAULTS):  # informational hook; a failure changes nothing
                 step(state=state, pod=pod, node=node)
 
 
-def _failed(step: Step, message: str) -> Status:
-    """An Error status from ``step``'s plugin."""
-    return Status(Code.ERROR, (message,), step.plugin)
+def _failed(step: Step, message: str, fault: bool = False) -> Status:
+    """An Error status from ``step``'s plugin, on one line; ``fault``: the plugin raised or
+    returned what its hook cannot return (rather than reporting an Error itself)."""
+    return Status(Code.ERROR, (one_line(message),), step.plugin, step.package, fault)
+
+
+def _named(step: Step, status: Status) -> Status:
+    """A plugin's own non-success ``status`` as the framework reports it: naming the plugin and
+    its package (an Error's message on one line)."""
+    reasons = status.reasons
+    if status.code == Code.ERROR:
+        reasons = tuple(one_line(reason) for reason in reasons)
+    return Status(status.code, reasons, step.plugin, step.package, status.fault)
+
+
+def _checked_status(returned: Any) -> Status:
+    """What a Status-returning hook returned, checked: a Status (None is Success) whose code is
+    a :class:`Code` (an int of one is made one) and whose reasons are a tuple of strings."""
+    if returned is None:
+        return SUCCESS
+    if not isinstance(returned, Status):
+        raise _Broken(f"returned {_shown(returned)}, not a Status")
+    code = returned.code
+    if type(code) is not Code:
+        if not isinstance(code, (int, np.integer)) or isinstance(code, bool) or not 0 <= code <= _MAX_CODE:
+            raise _Broken(f"returned a Status with code {_shown(code)}, not a status Code")
+        returned = Status(Code(code), returned.reasons, returned.plugin)
+    reasons = returned.reasons
+    if type(reasons) is not tuple or not all(isinstance(reason, str) for reason in reasons):
+        raise _Broken(f"returned a Status whose reasons are {_shown(reasons)}, not a tuple of strings")
+    return returned
 
 
 # What each extension point makes of one plugin's answer (see Framework._each): None goes on
@@ -383,7 +499,7 @@ def _pre_filter_outcome(step: Step, returned: Status | None, kwargs: dict[str, A
     if status.is_success:
         return None
     if status.is_unschedulable:
-        return status.with_plugin(step.plugin)
+        return _named(step, status)
     return _failed(step, f"running PreFilter plugin {step.plugin!r}: {status.message()}")
 
 
@@ -397,7 +513,7 @@ def _pre_score_outcome(step: Step, returned: Status | None, kwargs: dict[str, An
 def _node_hook_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
     """Reserve and PreBind: the first non-success is the outcome."""
     status = _as_status(returned)
-    return None if status.is_success else status.with_plugin(step.plugin)
+    return None if status.is_success else _named(step, status)
 
 
 def _permit_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
@@ -409,44 +525,124 @@ def _permit_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any])
         return Status(status.code, (f"rejected pod {pod.name!r} by permit plugin {step.plugin!r}: "
                                     f"{status.message()}",), step.plugin)
     if status.code == Code.WAIT:
-        # Nothing else acts in a snapshot run, so nobody could ever allow the pod.
-        return Status(Code.UNSCHEDULABLE, (f"pod {pod.name!r} rejected while waiting on permit: "
-                                           f"plugin {step.plugin!r} asked to wait",), step.plugin)
+        # Upstream keeps each waiting plugin's timeout; here its message, for when nothing allows the pod.
+        kwargs["waits"][step.plugin] = status.message()
+        return None
     return _failed(step, f"running Permit plugin {step.plugin!r}: {status.message()}")
 
 
 def _bind_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
     """Binders run until one does not Skip."""
     status = _as_status(returned)
-    return None if status.code == Code.SKIP else status.with_plugin(step.plugin)
+    return None if status.code == Code.SKIP else _named(step, status)
 
 
 def _post_filter_outcome(step: Step, result: PostFilterResult | None,
-                         kwargs: dict[str, Any]) -> PostFilterResult | None:
-    """Until one succeeds, or errs; the last result is kept in ``kwargs["last"]``."""
+                         kwargs: dict[str, Any]) -> PostFilterResult | Status | None:
+    """Until one succeeds, or errs; the last result is kept in ``kwargs["last"]``.
+
+    A code other than those (Unschedulable goes on) is an Error, as upstream's. An Error
+    that already names a plugin keeps it: DefaultPreemption reports a fault of a plugin
+    its dry runs ran as that plugin's.
+    """
     if result is None:
         return None
+    status = result.status
+    if not isinstance(status, Status):
+        raise _Broken(f"returned a PostFilterResult whose status is {_shown(status)}, not a Status")
+    status = _checked_status(status)
+    node, snapshot = result.nominated_node, kwargs["cluster"]
+    if node is not None and not isinstance(node, str):
+        raise _Broken(f"nominated {_shown(node)}, not a node name")
+    if node and snapshot is not None:
+        index = snapshot.node_index.get(node)
+        if index is None:
+            raise _Broken(f"nominated {_shown(node)}, not a node of the cluster")
+        for victim in getattr(result.details, "victims", None) or ():  # the scheduler evicts these
+            if not isinstance(victim, Pod) or snapshot.node_of(victim) != index:
+                raise _Broken(f"would evict {_shown(victim)}, not a pod on node {node!r}")
+    if status.is_success:
+        return result if status is result.status else dataclasses.replace(result, status=status)
+    if status.code not in (Code.ERROR, Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
+        return _failed(step, f"running PostFilter plugin {step.plugin!r}: {status.message()}")
+    if status.plugin is None or status.plugin == step.plugin:
+        status = _named(step, status)
+    result = dataclasses.replace(result, status=status)
     kwargs["last"] = result
-    return result if result.status.is_success or result.status.code == Code.ERROR else None
+    return result if status.code == Code.ERROR else None
 
 
-def _hint_outcome(step: Step, returned: object, kwargs: dict[str, Any]) -> bool | None:
-    return True if returned else None
-
-
-def _filter_error(step: Step, pod: Pod, detail: str) -> Status:
+def _filter_error(step: Step, pod: Pod, detail: str, fault: bool = False) -> Status:
     """The Error a Filter plugin's failure aborts the cycle with (upstream's wording)."""
-    return _failed(step, f"running {step.plugin!r} filter plugin for pod {pod.name!r}: {detail}")
+    return _failed(step, f"running {step.plugin!r} filter plugin for pod {pod.name!r}: {detail}", fault)
 
 
-def _as_scores(value: Any, n: int) -> np.ndarray:
-    array = np.asarray(value)
+def _filter_failures(result: Any, snapshot: Snapshot, nodes: np.ndarray) -> np.ndarray | None:
+    """Where the FilterResult ``result`` for ``nodes`` fails (None: every node passes), after
+    checking it can be read: one integer code per node, each a status Code, and each failing
+    node's reasons a tuple of strings in the reasons table. Raises :class:`_Broken` if not."""
+    n = len(nodes)
+    if not isinstance(result, FilterResult):
+        raise _Broken(f"expected a FilterResult for {n} nodes, got {_shown(result)}")
+    codes = result.codes
+    if type(codes) is not np.ndarray or codes.shape != (n,) or codes.dtype.kind not in "iu":
+        what = (f"codes of shape {codes.shape} and dtype {codes.dtype}" if isinstance(codes, np.ndarray)
+                else f"codes {_shown(codes)}")
+        raise _Broken(f"expected a FilterResult for {n} nodes, got {what}")
+    fail = codes != _SUCCESS
+    if not np.count_nonzero(fail):
+        return None
+    invalid = (codes < 0) | (codes > _MAX_CODE)
+    if np.count_nonzero(invalid):
+        first = int(np.flatnonzero(invalid)[0])
+        name = snapshot.node_names[int(nodes[first])]
+        raise _Broken(f"returned code {int(codes[first])} for node {name!r}, not a status Code")
+    index, reasons = result.reason_index, result.reasons
+    if type(index) is not np.ndarray or index.shape != (n,) or index.dtype.kind not in "iu":
+        raise _Broken(f"a FilterResult's reason_index must be one integer per node, got {_shown(index)}")
+    slots = index[fail]
+    if not isinstance(reasons, (list, tuple)) or slots.min() < 0 or slots.max() >= len(reasons):
+        raise _Broken("a FilterResult's reason_index points outside its reasons")
+    for entry in reasons:
+        if type(entry) is not tuple or not all(isinstance(reason, str) for reason in entry):
+            raise _Broken(f"a FilterResult's reasons must be tuples of strings, got {_shown(entry)}")
+    return fail
+
+
+def _node_status(result: FilterResult, i: int, snapshot: Snapshot, nodes: np.ndarray) -> Status:
+    """The status of node ``i`` of a FilterResult whose codes were found well-formed."""
+    if _filter_failures(result, snapshot, nodes) is None:
+        return SUCCESS
+    return result.status(i)
+
+
+def _as_scores(value: Any, nodes: NodeSet, hook: str) -> np.ndarray:
+    """Scores a Score or NormalizeScore ``hook`` returned, as int64, one per node of ``nodes``;
+    raises :class:`_Broken` saying what is wrong with them."""
+    n = len(nodes)
+    if value is None:
+        raise _Broken(f"{hook} returned None, not one score per node")
+    try:
+        array = np.asarray(value)
+    except Exception:  # ragged nesting, or an object numpy cannot read
+        raise _Broken(f"{hook} returned {_shown(value)}, not one score per node") from None
     if array.shape != (n,):
-        raise ValueError(f"expected {n} scores, got an array of shape {array.shape}")
-    if array.dtype.kind in "iu":
+        if array.ndim == 1:
+            raise _Broken(f"{hook} returned {len(array)} scores for {n} nodes")
+        raise _Broken(f"{hook} returned an array of shape {array.shape}, not one score per node")
+    kind = array.dtype.kind
+    if kind == "i":
         return array.astype(np.int64, copy=False)
-    if array.dtype.kind == "b":
+    if kind in "bu":
+        if kind == "u" and n and int(array.max()) > _INT64_MAX:
+            raise _Broken(f"{hook} returned a score out of range: {int(array.max())}")
         return array.astype(np.int64)
-    if array.dtype.kind == "f" and np.all(np.isfinite(array)) and np.all(array == np.trunc(array)):
+    if kind == "f":
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(array) | (array != np.trunc(array)) | (np.abs(array) >= 2.0**63)
+        if np.count_nonzero(bad):
+            first = int(np.flatnonzero(bad)[0])
+            name = nodes.snapshot.node_names[int(nodes.indices[first])]
+            raise _Broken(f"{hook} returned {float(array[first])!r} for node {name!r}, not an integer score")
         return array.astype(np.int64)
-    raise ValueError(f"scores must be integers, got {array.dtype}")
+    raise _Broken(f"{hook} returned scores of dtype {array.dtype}, not integers")

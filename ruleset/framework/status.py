@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 
 class Code(IntEnum):
@@ -48,11 +49,20 @@ _BY_LABEL = {label: code for code, label in _LABELS.items()}
 
 @dataclass(frozen=True, slots=True)
 class Status:
-    """The result of running a plugin: a code, the reasons and the plugin that decided it."""
+    """The result of running a plugin: a code, the reasons and the plugin that decided it.
+
+    The framework fills in ``package`` (where the plugin came from, see
+    ``PluginRegistry.package_of``) on the statuses it reports for a plugin, and sets
+    ``fault`` on an Error it made because the plugin raised, or returned what its hook
+    cannot return: a fault of the plugin, not an outcome it reported. Neither takes part in
+    comparisons; plugins leave both alone.
+    """
 
     code: Code = Code.SUCCESS
     reasons: tuple[str, ...] = ()
     plugin: str | None = None
+    package: str | None = field(default=None, compare=False, repr=False)
+    fault: bool = field(default=False, compare=False, repr=False)
 
     @classmethod
     def unschedulable(cls, *reasons: str) -> Status:
@@ -81,6 +91,11 @@ class Status:
 
     def with_plugin(self, plugin: str) -> Status:
         return Status(self.code, self.reasons, plugin)
+
+    def to_json(self) -> dict[str, Any]:
+        """The status as reports write a plugin's error: code, plugin, package and message."""
+        return {"code": Code(self.code).label, "plugin": self.plugin, "package": self.package,
+                "message": self.message()}
 
 
 SUCCESS = Status()

@@ -32,6 +32,11 @@ clock for each). A candidate without victims (possible only when the pod fits wi
 pod in place) ranks before any candidate with victims (upstream would index its empty
 victim list).
 
+A plugin that faults while a dry run re-runs it (raises, or returns what its hook cannot
+return: the framework marks that Error ``Status.fault``) ends the attempt: the PostFilter
+result is that plugin's Error, naming it, not DefaultPreemption. An Error a plugin reports
+itself makes the node no candidate, as v1.20's ``selectVictimsOnNode`` does.
+
 The plugin only computes: the scheduler evicts the victims and nominates the pod, and
 the pod is scheduled in a later cycle, as upstream does. When no node is a candidate at
 step 2 the report says so (``clear_nomination``), and the scheduler clears the pod's
@@ -162,6 +167,21 @@ def nodes_where_preemption_might_help(snapshot: Snapshot, statuses: NodeStatuses
     return order[statuses.codes[order] != Code.UNSCHEDULABLE_AND_UNRESOLVABLE]
 
 
+class _Fault(Exception):
+    """A plugin faulted during a dry run: ``status`` is its Error, reported as the PostFilter outcome."""
+
+    def __init__(self, status: Status):
+        super().__init__(status.message())
+        self.status = status
+
+
+def _fits(status: Status) -> bool:
+    """Whether a dry-run step succeeded; a plugin's fault ends the dry run (:class:`_Fault`)."""
+    if status.fault:
+        raise _Fault(status)
+    return status.is_success
+
+
 class DefaultPreemption(Plugin):
     """When no node fits, picks a node where evicting lower-priority pods makes room and
     nominates the pod to it (PostFilter)."""
@@ -201,7 +221,10 @@ class DefaultPreemption(Plugin):
             report.why = "preemption will not help: every node is unschedulable and unresolvable for this pod"
             report.clear_nomination = True
             return PostFilterResult(status=Status(Code.UNSCHEDULABLE), details=report)
-        report.candidates = self.dry_run(state, pod, snapshot, potential)
+        try:
+            report.candidates = self.dry_run(state, pod, snapshot, potential)
+        except _Fault as fault:
+            return PostFilterResult(status=fault.status, details=report)
         if not report.candidates:
             report.why = "no node would fit the pod even with every lower-priority pod removed"
             return PostFilterResult(status=Status(Code.UNSCHEDULABLE), details=report)
@@ -263,16 +286,16 @@ class DefaultPreemption(Plugin):
 
             def remove(victim: Pod) -> bool:
                 snapshot.remove_pod(victim)
-                return framework.run_pre_filter_remove_pod(trial, pod, victim, index, snapshot).is_success
+                return _fits(framework.run_pre_filter_remove_pod(trial, pod, victim, index, snapshot))
 
             def add(victim: Pod) -> bool:
                 snapshot.add_pod(victim, index)
-                return framework.run_pre_filter_add_pod(trial, pod, victim, index, snapshot).is_success
+                return _fits(framework.run_pre_filter_add_pod(trial, pod, victim, index, snapshot))
 
             for victim in lower:
                 if not remove(victim):
                     return None
-            if not framework.run_filters_on_node(trial, pod, index, snapshot).is_success:
+            if not _fits(framework.run_filters_on_node(trial, pod, index, snapshot)):
                 return None
             ordered = sorted(lower, key=importance_key)  # stable: equal pods keep their node order
             violating, non_violating = filter_pods_with_pdb_violation(ordered, pdbs, allowed)
@@ -282,7 +305,7 @@ class DefaultPreemption(Plugin):
                 for victim in group:
                     if not add(victim):
                         return None
-                    if not framework.run_filters_on_node(trial, pod, index, snapshot).is_success:
+                    if not _fits(framework.run_filters_on_node(trial, pod, index, snapshot)):
                         if not remove(victim):
                             return None
                         victims.append(victim)
