@@ -25,14 +25,17 @@ if TYPE_CHECKING:
         MAX_NODE_SCORE,
         MAX_TOTAL_SCORE,
         MIN_NODE_SCORE,
+        PLUGIN_API_VERSION,
         Handle,
         PerNodeFilter,
         PerNodeScore,
         Plugin,
+        ProfileView,
     )
     from ruleset.framework.results import FilterResult, NodeStatuses, PostFilterResult
     from ruleset.framework.status import Code, Status
     from ruleset.framework.types import QueuedPodInfo
+    from ruleset.framework.waiting import WaitingPod
     from ruleset.hookspecs import hookimpl, hookspec
     from ruleset.snapshot import NodeInfo, NodeSet, Snapshot
 
@@ -47,6 +50,8 @@ _EXPORTS = {
     "MAX_NODE_SCORE": "ruleset.framework.plugin",
     "MIN_NODE_SCORE": "ruleset.framework.plugin",
     "MAX_TOTAL_SCORE": "ruleset.framework.plugin",
+    "PLUGIN_API_VERSION": "ruleset.framework.plugin",
+    "ProfileView": "ruleset.framework.plugin",
     "Status": "ruleset.framework.status",
     "Code": "ruleset.framework.status",
     "FilterResult": "ruleset.framework.results",
@@ -55,6 +60,7 @@ _EXPORTS = {
     "CycleState": "ruleset.framework.cycle_state",
     "StateNotFound": "ruleset.framework.cycle_state",
     "QueuedPodInfo": "ruleset.framework.types",
+    "WaitingPod": "ruleset.framework.waiting",
     "ArgError": "ruleset.framework.args",
     "arg_field": "ruleset.framework.args",
     "NodeSet": "ruleset.snapshot",
@@ -63,10 +69,10 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "MAX_NODE_SCORE", "MAX_TOTAL_SCORE", "MIN_NODE_SCORE", "ArgError", "Code", "CycleState", "FilterResult",
-    "Handle", "NodeInfo", "NodeSet", "NodeStatuses", "PerNodeFilter", "PerNodeScore", "Plugin",
-    "PostFilterResult", "QueuedPodInfo", "Snapshot", "StateNotFound", "Status", "arg_field", "hookimpl",
-    "hookspec",
+    "MAX_NODE_SCORE", "MAX_TOTAL_SCORE", "MIN_NODE_SCORE", "PLUGIN_API_VERSION", "ArgError", "Code",
+    "CycleState", "FilterResult", "Handle", "NodeInfo", "NodeSet", "NodeStatuses", "PerNodeFilter",
+    "PerNodeScore", "Plugin", "PostFilterResult", "ProfileView", "QueuedPodInfo", "Snapshot",
+    "StateNotFound", "Status", "WaitingPod", "arg_field", "hookimpl", "hookspec"
 ]
 
 

@@ -260,7 +260,10 @@ class ExtensionPointSpecs:
     def ruleset_permit(self, state: CycleState, pod: Pod, node: str) -> Status | None:
         """Permit: approve, reject or delay binding.
 
-        A snapshot run has no other actors, so Wait is reported and treated as a rejection.
+        Wait leaves the pod assumed on ``node`` (its resources held) among the handle's
+        waiting pods until plugins allow or reject it (``handle.iterate_over_waiting_pods``,
+        ``handle.get_waiting_pod``); the Wait status's message is the reason it is rejected
+        with if the run ends first. The other Permit plugins still run.
 
         :param state: the cycle state.
         :param pod: the pod being scheduled.

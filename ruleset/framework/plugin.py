@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
@@ -14,6 +14,7 @@ from ruleset.framework.nominator import Nominator
 from ruleset.framework.points import MAX_NODE_SCORE, MAX_TOTAL_SCORE, MIN_NODE_SCORE
 from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Status
+from ruleset.framework.waiting import WaitingPod, WaitingPods
 from ruleset.hookspecs import hookimpl
 
 if TYPE_CHECKING:
@@ -21,8 +22,25 @@ if TYPE_CHECKING:
     from ruleset.framework.runtime import Framework
     from ruleset.snapshot import NodeInfo, NodeSet, Snapshot
 
-__all__ = ["MAX_NODE_SCORE", "MAX_TOTAL_SCORE", "MIN_NODE_SCORE", "Handle", "PerNodeFilter", "PerNodeScore",
-           "Plugin", "PluginClasses", "check_plugin_args"]
+__all__ = ["MAX_NODE_SCORE", "MAX_TOTAL_SCORE", "MIN_NODE_SCORE", "PLUGIN_API_VERSION", "Handle",
+           "PerNodeFilter", "PerNodeScore", "Plugin", "PluginClasses", "ProfileView", "check_plugin_args"]
+
+#: The plugin API version this ruleset provides. A plugin declares the one it was written for
+#: (:attr:`Plugin.api_version`); one whose major version differs is refused at registration.
+#: The major version changes when a change to the API could break a plugin.
+PLUGIN_API_VERSION = "1"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ProfileView:
+    """What a plugin may read of the profile it runs in (:attr:`Handle.profile`), read-only."""
+
+    #: The profile's name (its ``schedulerName`` when exported).
+    name: str
+    #: As the profile sets it: None when unset, 0 adaptive, else a percentage.
+    percentage_of_nodes_to_score: int | None
+    #: The Kubernetes version the profile targets, once profiles can say so; None until then.
+    kubernetes_version: str | None = None
 
 
 class Handle:
@@ -33,13 +51,39 @@ class Handle:
     do: read it in hooks, not in a constructor); ``nominator`` holds the pods nominated to
     nodes by earlier preemptions; ``framework`` is the profile's runtime (preemption uses it
     to re-run the filters), set by the :class:`~ruleset.framework.runtime.Framework` the
-    handle is given to.
+    handle is given to; ``waiting_pods`` holds the pods waiting on Permit; ``pending_pods``
+    are the pods the run has to schedule (set by the scheduling loop; upstream plugins list
+    them through the informers); ``profile`` is a read-only :class:`ProfileView` of the
+    profile the framework runs (its name, ``percentage_of_nodes_to_score`` and
+    ``kubernetes_version``), None until the handle is given to a framework (it is, before
+    any plugin of the profile is constructed).
     """
 
     def __init__(self, snapshot: Snapshot | None = None, nominator: Nominator | None = None) -> None:
         self.snapshot = snapshot
         self.nominator = nominator if nominator is not None else Nominator()
         self.framework: Framework | None = None
+        self.waiting_pods = WaitingPods()
+        self.pending_pods: Sequence[Pod] = ()
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], object]) -> None:
+        """``IterateOverWaitingPods``: ``callback`` on each pod waiting on Permit, in the order
+        they started waiting."""
+        for waiting in self.waiting_pods:
+            callback(waiting)
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
+        """``GetWaitingPod``: the waiting pod with ``metadata.uid`` ``uid``, or None."""
+        return self.waiting_pods.get(uid)
+
+    @property
+    def profile(self) -> ProfileView | None:
+        """The profile the framework runs, as a :class:`ProfileView` (None without a framework)."""
+        if self.framework is None:
+            return None
+        profile = self.framework.profile
+        return ProfileView(profile.name, profile.percentage_of_nodes_to_score,
+                           getattr(profile, "kubernetes_version", None))
 
     @property
     def nominated(self) -> Mapping[str, list[Pod]]:
@@ -70,6 +114,9 @@ class Plugin:
     Args: ClassVar[type | None] = None
     #: Deprecated names that still select this plugin (e.g. legacy Policy names).
     aliases: ClassVar[tuple[str, ...]] = ()
+    #: The plugin API version the plugin is written for (:data:`ruleset.PLUGIN_API_VERSION` when
+    #: not set); a plugin whose major version differs from ruleset's is refused at registration.
+    api_version: ClassVar[str] = PLUGIN_API_VERSION
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -2,7 +2,9 @@
 
 PreFilter → Filter (first failing plugin per node decides) → PostFilter when nothing fits
 → PreScore → Score → NormalizeScore → weighted sum → host selection, then Reserve, Permit,
-PreBind, Bind and PostBind, updating the snapshot as the pod lands.
+PreBind, Bind and PostBind, updating the snapshot as the pod lands. A pod Permit makes
+wait stays assumed between :meth:`Scheduler.reserve_and_permit` and :meth:`Scheduler.bind`
+(or :meth:`Scheduler.forget`); the loop decides when.
 
 Where upstream is nondeterministic this module picks a rule and keeps to it:
 
@@ -242,21 +244,50 @@ class Scheduler:
     def commit(self, result: ScheduleResult) -> Status:
         """Assume the pod on its node, then Reserve, Permit, PreBind, Bind and PostBind.
 
-        On any failure the pod is taken off the node again and Unreserve runs.
+        On any failure the pod is taken off the node again and Unreserve runs. A Wait from
+        Permit is returned as it is: the pod stays assumed and waiting (the loop settles it).
+        """
+        status = self.reserve_and_permit(result)
+        if not status.is_success:
+            return status
+        assert result.node is not None and result.state is not None
+        return self.bind(result.state, result.pod, result.node)
+
+    def reserve_and_permit(self, result: ScheduleResult) -> Status:
+        """Assume the pod on its node, then Reserve and Permit (the end of the scheduling cycle).
+
+        On a failure the pod is forgotten (:meth:`forget`). On Wait it stays assumed (placed
+        in the snapshot, its resources held) among the handle's waiting pods.
         """
         assert result.node is not None and result.state is not None
         fw, pod, node, state = self.framework, result.pod, result.node, result.state
-        index = self.snapshot.node_index[node]
-        self.snapshot.add_pod(pod, index)
-        for run in (fw.run_reserve, fw.run_permit, fw.run_pre_bind, fw.run_bind):
+        self.snapshot.add_pod(pod, self.snapshot.node_index[node])
+        for run in (fw.run_reserve, fw.run_permit):
+            status = run(state, pod, node)
+            if status.code == Code.WAIT:
+                return status
+            if not status.is_success:
+                self.forget(state, pod, node)
+                return status
+        return SUCCESS
+
+    def bind(self, state: CycleState, pod: Pod, node: str) -> Status:
+        """The binding cycle of a permitted pod: PreBind and Bind, then PostBind; on a failure
+        the pod is forgotten (:meth:`forget`)."""
+        fw = self.framework
+        for run in (fw.run_pre_bind, fw.run_bind):
             status = run(state, pod, node)
             if not status.is_success:
-                fw.run_unreserve(state, pod, node)
-                self.snapshot.remove_pod(pod)
+                self.forget(state, pod, node)
                 return status
         pod.node_name = node
         fw.run_post_bind(state, pod, node)
         return SUCCESS
+
+    def forget(self, state: CycleState, pod: Pod, node: str) -> None:
+        """Unreserve, then take the assumed pod off its node (upstream's ``ForgetPod``)."""
+        self.framework.run_unreserve(state, pod, node)
+        self.snapshot.remove_pod(pod)
 
 
 def _aborted(result: ScheduleResult, status: Status) -> ScheduleResult:

@@ -12,8 +12,9 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ruleset.api.affinity import satisfies_required_affinity
-from ruleset.framework.status import Code
-from ruleset.scheduler.cycle import Scheduler
+from ruleset.framework.status import Code, Status
+from ruleset.framework.waiting import rejected_while_waiting, timeout_message
+from ruleset.scheduler.cycle import Scheduler, ScheduleResult
 from ruleset.scheduler.queue import SchedulingQueue
 from ruleset.snapshot.pdb import record_eviction
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from ruleset.framework.nominator import Nominator
     from ruleset.framework.results import PostFilterResult
     from ruleset.framework.runtime import Framework
+    from ruleset.framework.types import QueuedPodInfo
     from ruleset.snapshot.state import ClusterState
 
 #: A pod that keeps failing after this many attempts is reported unschedulable for good.
@@ -38,6 +40,8 @@ class Placement:
     score: int | None = None
     reason: str = ""
     attempts: int = 1
+    #: The plugin Error that ended the pod's attempts (``reason`` is its message), if one did.
+    error: Status | None = None
 
 
 @dataclass
@@ -90,64 +94,192 @@ def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> Sc
     there is no backoff clock. One placement per pending pod is reported, in the order the
     pods' fates were settled; parked pods left at the end are unschedulable.
 
+    A pod a Permit plugin makes wait stays assumed on its node (placed in the snapshot,
+    its resources held, its nomination dropped) among the handle's waiting pods; plugins
+    allow or reject it through the handle. After each attempt the loop settles the waiting
+    pods decided meanwhile, in the order they were decided: an allowed pod binds (PreBind,
+    Bind, PostBind), so the pod whose Permit allowed others binds first, then they do, in
+    the order they were allowed; a rejected pod is unreserved, taken off its node and
+    parked, reported ``pod "p" rejected while waiting on permit: <message>``. Taking a
+    waiting pod off its node wakes every parked pod (it freed room, as kube-scheduler
+    treats it from v1.22). When the queue is empty while pods still wait, nothing left
+    could allow them, and that is their timeout: the pod that started waiting last is
+    rejected by the first plugin it waits on, with the message that plugin's Wait gave
+    (upstream's timeout text when it gave none), its Unreserve runs (a plugin may reject
+    others of its group there), and so on, newest first, until no pod waits; those pods
+    are unschedulable for good, and the parked pods they woke are tried again. A waiting
+    pod chosen as a preemption victim is rejected (``preempted``, as v1.20's preemption
+    does) and, deleted upstream, is not tried again.
+
     ``framework``'s handle must hold ``state.snapshot``.
     """
     if framework.handle.snapshot is not state.snapshot:
         raise ValueError("the framework's handle holds another snapshot than the state to schedule")
-    scheduler = Scheduler(framework, seed=seed)
-    queue = SchedulingQueue(framework.queue_less)
-    run = ScheduleRun(profile=framework.profile, state=state)
-    nominator = framework.handle.nominator
-    nominate_pending(nominator, state)
-    # A logical clock for re-queued pods: later than every creation timestamp.
-    clock = max((p.meta.creation_timestamp or 0.0 for p in state.pending), default=0.0)
-    for pod in state.pending:
-        error = state.pod_errors.get(pod)
-        if error:
-            run.placements.append(Placement(pod=pod, node=None, reason=error, attempts=0))
-            run.events.append(Event("error", pod.key, detail={"reason": error}))
-            continue
-        queue.add(pod, pod.meta.creation_timestamp)
-    while True:
-        info = queue.pop()
-        if info is None:
-            break
+    loop = _Loop(framework, state, seed)
+    loop.run()
+    return loop.result
+
+
+@dataclass
+class _Waiting:
+    """A pod waiting on Permit: its cycle's result (node, state, score) and its queue entry."""
+
+    result: ScheduleResult
+    info: QueuedPodInfo
+
+
+class _Loop:
+    """One run of :func:`schedule_all`."""
+
+    def __init__(self, framework: Framework, state: ClusterState, seed: int):
+        self.framework = framework
+        self.state = state
+        self.scheduler = Scheduler(framework, seed=seed)
+        self.queue = SchedulingQueue(framework.queue_less)
+        self.result = ScheduleRun(profile=framework.profile, state=state)
+        self.nominator = framework.handle.nominator
+        self.waiting: dict[Pod, _Waiting] = {}
+        #: Waiting pods evicted by preemption: deleted upstream, so never tried again.
+        self.deleted: set[Pod] = set()
+        # A logical clock for re-queued pods: later than every creation timestamp.
+        self.clock = max((p.meta.creation_timestamp or 0.0 for p in state.pending), default=0.0)
+
+    def run(self) -> None:
+        state, run, queue = self.state, self.result, self.queue
+        nominate_pending(self.nominator, state)
+        self.framework.handle.pending_pods = tuple(p for p in state.pending if p not in state.pod_errors)
+        for pod in state.pending:
+            error = state.pod_errors.get(pod)
+            if error:
+                run.placements.append(Placement(pod=pod, node=None, reason=error, attempts=0))
+                run.events.append(Event("error", pod.key, detail={"reason": error}))
+                continue
+            queue.add(pod, pod.meta.creation_timestamp)
+        while True:
+            info = queue.pop()
+            if info is None:
+                if not self.waiting:
+                    break
+                self._time_out()
+                continue
+            self._attempt(info)
+            self._settle(final=False)
+        for info in queue.unschedulable.values():
+            run.placements.append(Placement(info.pod, None, reason=info.last_failure, attempts=info.attempts))
+
+    def _attempt(self, info: QueuedPodInfo) -> None:
+        """One scheduling cycle of ``info``'s pod, and its binding cycle unless it waits."""
+        run, queue, scheduler, nominator = self.result, self.queue, self.scheduler, self.nominator
         info.attempts += 1
         pod = info.pod
         result = scheduler.schedule(pod)
         if result.node is not None:
-            status = scheduler.commit(result)
+            status = scheduler.reserve_and_permit(result)
+            if status.code == Code.WAIT:
+                nominator.delete(pod)  # upstream's assume drops the nomination
+                self.waiting[pod] = _Waiting(result, info)
+                entry = self.framework.handle.waiting_pods.of(pod)
+                run.events.append(Event("waiting", pod.key, result.node, {
+                    "plugins": entry.pending_plugins if entry else [], "attempt": info.attempts}))
+                return
             if status.is_success:
-                nominator.delete(pod)
-                run.placements.append(Placement(pod, result.node, result.score, attempts=info.attempts))
-                run.events.append(Event("scheduled", pod.key, result.node,
-                                        {"score": result.score, "attempt": info.attempts}))
-                queue.activate(partial(_worth_retrying, framework, placed=pod))
-                continue
+                assert result.state is not None
+                status = scheduler.bind(result.state, pod, result.node)
+            if status.is_success:
+                self._scheduled(info, result)
+                return
             reason = status.message()
         else:
             reason = result.message or result.status.message()
-        if result.status.code == Code.ERROR:
+            status = result.status
+        if status.code == Code.ERROR:  # of the cycle, or of Reserve … Bind: the pod fails, the run goes on
             nominator.delete(pod)
-            run.placements.append(Placement(pod, None, reason=reason, attempts=info.attempts))
-            run.events.append(Event("error", pod.key, detail={"reason": reason, "attempt": info.attempts}))
-            continue
+            run.placements.append(Placement(pod, None, reason=reason, attempts=info.attempts, error=status))
+            run.events.append(Event("error", pod.key, detail={"reason": reason, "attempt": info.attempts,
+                                                              "error": status.to_json()}))
+            return
         info.last_failure = reason
         run.events.append(Event("unschedulable", pod.key,
-                                detail={"reason": reason, "attempt": info.attempts}))
+                                detail={"reason": reason, "attempt": info.attempts,
+                                        **_post_filter_error(result.post_filter)}))
         post = result.post_filter
-        clock += 1.0
-        info.timestamp = clock
+        self.clock += 1.0
+        info.timestamp = self.clock
         if post is not None and post.nominated_node and info.attempts < MAX_ATTEMPTS:
-            _preempt(run, scheduler, queue, pod, post)
+            self.deleted.update(_preempt(run, scheduler, queue, pod, post))
             queue.push(info)
-            continue
+            return
         if info.attempts >= MAX_ATTEMPTS or getattr(post and post.details, "clear_nomination", False):
             nominator.delete(pod)
         queue.park(info)
-    for info in queue.unschedulable.values():
-        run.placements.append(Placement(info.pod, None, reason=info.last_failure, attempts=info.attempts))
-    return run
+
+    def _scheduled(self, info: QueuedPodInfo, result: ScheduleResult) -> None:
+        pod = info.pod
+        self.nominator.delete(pod)
+        self.result.placements.append(Placement(pod, result.node, result.score, attempts=info.attempts))
+        self.result.events.append(Event("scheduled", pod.key, result.node,
+                                        {"score": result.score, "attempt": info.attempts}))
+        self.queue.activate(partial(_worth_retrying, self.framework, placed=pod))
+
+    def _settle(self, final: bool) -> None:
+        """Bind the waiting pods allowed since the last call, and unreserve and forget the
+        rejected ones, in the order they were decided (settling one may decide others)."""
+        waiting_pods = self.framework.handle.waiting_pods
+        while (decided := waiting_pods.take_decided()) is not None:
+            pod = decided.pod
+            waiting = self.waiting.pop(pod)
+            result, info = waiting.result, waiting.info
+            assert result.node is not None and result.state is not None and decided.outcome is not None
+            if decided.outcome.is_success:
+                status = self.scheduler.bind(result.state, pod, result.node)
+                if status.is_success:
+                    self._scheduled(info, result)
+                    continue
+            else:
+                self.scheduler.forget(result.state, pod, result.node)
+                status = rejected_while_waiting(pod, decided.outcome)
+            self.queue.activate()  # the pod held room on its node while it waited: it is free now
+            self._not_bound(info, status, final)
+
+    def _not_bound(self, info: QueuedPodInfo, status: Status, final: bool) -> None:
+        """A waiting pod rejected, or failing to bind once allowed: reported now when the
+        run is timing waiting pods out (or the pod has used up its attempts), else parked."""
+        pod, run, reason = info.pod, self.result, status.message()
+        if status.code == Code.ERROR:
+            run.placements.append(Placement(pod, None, reason=reason, attempts=info.attempts, error=status))
+            run.events.append(Event("error", pod.key, detail={"reason": reason, "attempt": info.attempts,
+                                                              "error": status.to_json()}))
+            return
+        run.events.append(Event("unschedulable", pod.key,
+                                detail={"reason": reason, "attempt": info.attempts}))
+        if final or info.attempts >= MAX_ATTEMPTS or pod in self.deleted:
+            run.placements.append(Placement(pod, None, reason=reason, attempts=info.attempts))
+            return
+        info.last_failure = reason
+        self.clock += 1.0
+        info.timestamp = self.clock
+        self.queue.park(info)
+
+    def _time_out(self) -> None:
+        """Nothing left in the queue could allow the waiting pods: reject them, newest first,
+        each by the first plugin it waits on, settling after each (Unreserve may reject others)."""
+        waiting_pods = self.framework.handle.waiting_pods
+        while True:
+            undecided = [w for w in waiting_pods if not w.decided]
+            if not undecided:
+                return
+            newest = undecided[-1]
+            plugin = newest.pending_plugins[0]
+            newest.reject(plugin, newest.reasons[plugin] or timeout_message(plugin))
+            self._settle(final=True)
+
+
+def _post_filter_error(post: PostFilterResult | None) -> dict[str, Any]:
+    """``{"error": <the plugin's error object>}`` when PostFilter failed with an Error (the pod
+    stays unschedulable, as upstream's does: the error is only reported), else nothing."""
+    if post is None or post.status.code != Code.ERROR:
+        return {}
+    return {"error": post.status.to_json()}
 
 
 def _worth_retrying(framework: Framework, waiting: Pod, placed: Pod) -> bool:
@@ -157,10 +289,11 @@ def _worth_retrying(framework: Framework, waiting: Pod, placed: Pod) -> bool:
 
 
 def _preempt(run: ScheduleRun, scheduler: Scheduler, queue: SchedulingQueue, pod: Pod,
-             post: PostFilterResult) -> None:
+             post: PostFilterResult) -> list[Pod]:
     """``PrepareCandidate``: evict the victims (spending the budgets of the PDBs covering
     them), clear lower-priority nominations on the node (waking those pods), and nominate
-    the preemptor."""
+    the preemptor. A victim waiting on Permit is rejected (``preempted``, as upstream) and
+    left for the loop to unreserve and take off its node; those victims are returned."""
     node = post.nominated_node
     assert node is not None
     report = post.details
@@ -171,9 +304,16 @@ def _preempt(run: ScheduleRun, scheduler: Scheduler, queue: SchedulingQueue, pod
         "reason": getattr(report, "why", ""),
         "candidates": [c.to_json() for c in getattr(report, "candidates", [])],
     }))
+    waiting_pods = scheduler.framework.handle.waiting_pods
+    rejected = []
     for victim in victims:
         record_eviction(scheduler.snapshot, victim)
-        scheduler.snapshot.remove_pod(victim)
+        waiting = waiting_pods.of(victim)
+        if waiting is None:
+            scheduler.snapshot.remove_pod(victim)
+        else:
+            waiting.reject(post.status.plugin or "", "preempted")
+            rejected.append(victim)
         run.events.append(Event("evicted", victim.key, node, {"by": pod.key}))
     cleared = []
     for other in nominator.pods_on(node):
@@ -185,3 +325,4 @@ def _preempt(run: ScheduleRun, scheduler: Scheduler, queue: SchedulingQueue, pod
         queue.activate()  # a pod left a node: anything parked may fit now
     elif cleared:
         queue.activate(lambda waiting: any(waiting is other for other in cleared))  # their status changed
+    return rejected
