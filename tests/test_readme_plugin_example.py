@@ -1,5 +1,6 @@
 """README's "Writing a plugin" example runs as written: its Python block defines a plugin and
-its registration hook; registered, the plugin scores spot nodes 100 and the others 0."""
+its registration hook; registered, the plugin scores spot nodes 100 and the others 0. The
+test-kit section's example tests that plugin, and its two test functions pass as written."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encodi
 
 
 def example_module() -> dict:
-    section = README[README.index("### Writing a plugin"):README.index("### Plugin hooks")]
+    section = README[README.index("### Writing a plugin"):README.index("### Write a plugin, from")]
     [code] = re.findall(r"```python\n(.*?)```", section, re.S)
     namespace: dict = {"__name__": "readme_example"}
     exec(compile(code, "README.md", "exec"), namespace)
@@ -33,3 +34,12 @@ def test_the_example_plugin_registers_and_scores_spot_nodes():
     harness.framework = Framework(profile, registry_with(*registered), Handle(harness.snapshot))
     harness.scheduler = Scheduler(harness.framework)
     assert harness.score(make_pod("p")) == {"spot": 100, "on-demand": 0}
+
+
+def test_the_test_kit_example_passes_as_written():
+    section = README[README.index("### The plugin test kit"):README.index("### What a plugin author needs")]
+    [code] = re.findall(r"```python\n(.*?)```", section, re.S)
+    namespace = example_module()
+    exec(compile(code, "README.md", "exec"), namespace)
+    namespace["test_prefers_spot_nodes"]()
+    namespace["test_conforms"]()
