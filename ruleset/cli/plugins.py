@@ -85,21 +85,11 @@ def _entry(registry: PluginRegistry, cls: type[Plugin], package: str, schema: di
         "builtin": package == BUILTIN_PACKAGE,
         "usable": usable,
         "apiVersion": str(getattr(cls, "api_version", "")),
-        "description": _summary(cls.__doc__),
+        "description": cls.summary(),
         "points": implemented_points(cls),
         "args": _args(schema),
         "problems": problems,
     }
-
-
-def _summary(doc: str | None) -> str:
-    """A docstring's first paragraph as one line."""
-    lines = []
-    for line in (doc or "").strip().splitlines():
-        if not line.strip():
-            break
-        lines.append(line.strip())
-    return " ".join(lines)
 
 
 def _args(schema: dict[str, Any]) -> list[dict[str, Any]]:

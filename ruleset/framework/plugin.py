@@ -166,6 +166,17 @@ class Plugin:
             return args_to_mapping(args)
         return dict(args or {})
 
+    @classmethod
+    def summary(cls) -> str:
+        """The first paragraph of the class docstring, as one line: how ``ruleset schema`` and
+        ``ruleset plugins`` describe the plugin."""
+        lines = []
+        for line in (cls.__doc__ or "").strip().splitlines():
+            if not line.strip():
+                break
+            lines.append(line.strip())
+        return " ".join(lines)
+
     def score_details(self, pod: Pod, nodes: NodeSet) -> Sequence[Mapping[str, Any]] | None:
         """Optional detail of this plugin's score for reports: one mapping per node of
         ``nodes``, merged into the plugin's entry of ``ruleset score``'s JSON. None: no detail."""

@@ -257,16 +257,6 @@ def _rules_schema(registry: PluginRegistry) -> dict[str, Any]:
             "description": "Declarative rules, shorthand for the Rules plugin's rules arg."}
 
 
-def _summary(doc: str | None) -> str:
-    """A docstring's first paragraph (its lines up to the first blank one) as one line."""
-    lines = []
-    for line in (doc or "").strip().splitlines():
-        if not line.strip():
-            break
-        lines.append(line.strip())
-    return " ".join(lines)
-
-
 #: A plugin table that takes no args.
 _NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -274,7 +264,7 @@ _NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}, "additionalPrope
 def _build_profile_schema(registry: PluginRegistry) -> dict[str, Any]:
     plugins = {}
     for name in registry.names():
-        summary = _summary(registry.classes[name].__doc__)
+        summary = registry.classes[name].summary()
         # A profile writes the Rules plugin's one arg as [[rules]] tables, the one spelling.
         args = _NO_ARGS if name == RULES_PLUGIN else registry.args_schema(name)
         plugins[name] = plugin_table_schema(args, summary)

@@ -16,8 +16,9 @@ through the ``pytest11`` entry point) offers the same builders as the ``ruleset_
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ruleset.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ruleset.testing.builders import cluster, node, pod
@@ -38,14 +39,4 @@ _EXPORTS = {
 __all__ = ["PluginRun", "check_plugin", "cluster", "node", "pod", "run_plugin"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ruleset.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + __all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -69,7 +69,7 @@ import sys
 
 def test_nothing_imported():
     assert sorted(m for m in sys.modules if m.startswith("ruleset")) == [
-        "ruleset", "ruleset.testing", "ruleset.testing.pytest_plugin"]
+        "ruleset", "ruleset.lazy", "ruleset.testing", "ruleset.testing.pytest_plugin"]
 ''')
     # The plugin loads in every pytest run beside ruleset: its package parents only, each lazy.
     result = pytester.runpytest_subprocess(*AS_THE_ENTRY_POINT, "-p", "no:cacheprovider")
