@@ -78,6 +78,8 @@ def score_pod(framework: Framework, state: ClusterState, pod: Pod, seed: int = 0
     scheduler's nominator makes them do.
     """
     nominate_pending(framework.handle.nominator, state, exclude=pod)
+    # As the loop's first cycle sees them (plugins such as Coscheduling count pending pods).
+    framework.handle.pending_pods = state.schedulable
     scheduler = Scheduler(framework, seed=seed)
     result = scheduler.schedule(pod, always_score=True)
     return ScoreReport(pod=pod, framework=framework, state=state, result=result)

@@ -147,7 +147,7 @@ class _Loop:
     def run(self) -> None:
         state, run, queue = self.state, self.result, self.queue
         nominate_pending(self.nominator, state)
-        self.framework.handle.pending_pods = tuple(p for p in state.pending if p not in state.pod_errors)
+        self.framework.handle.pending_pods = state.schedulable
         for pod in state.pending:
             error = state.pod_errors.get(pod)
             if error:

@@ -18,3 +18,8 @@ class ClusterState:
     notes: Counter[str] = field(default_factory=Counter)
     #: Pods that can never be scheduled because their manifest is inconsistent, with why.
     pod_errors: dict[Pod, str] = field(default_factory=dict)
+
+    @property
+    def schedulable(self) -> tuple[Pod, ...]:
+        """The pending pods the queue takes: those without a :attr:`pod_errors` entry."""
+        return tuple(p for p in self.pending if p not in self.pod_errors)

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from ruleset import ArgError, Code, CycleState, Handle, Plugin, QueuedPodInfo, Status, arg_field, hookimpl
 from ruleset.api.pod import Pod
-from ruleset.gofmt import go_quote
+from ruleset.gofmt import go_quote, parse_int64
 
 if TYPE_CHECKING:
     from ruleset import Snapshot
@@ -109,11 +109,10 @@ class Coscheduling(Plugin):
         raw = pod.meta.annotations.get(MIN_AVAILABLE_ANNOTATION)
         if raw is None:
             return int(self.args.default_min_available)
-        try:
-            value = int(raw, 10)
-        except ValueError:
-            return None
-        return value if value >= 1 else None
+        # Read as upstream's strconv.Atoi reads it: Python's int() would also take " 3", "1_0",
+        # non-ASCII digits and values beyond int64.
+        value = parse_int64(raw)
+        return value if value is not None and value >= 1 else None
 
     def _assigned(self, pod: Pod) -> list[Pod]:
         """The group's pods that have a node: bound, or assumed (waiting, or in this cycle)."""
