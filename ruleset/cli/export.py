@@ -1,7 +1,8 @@
 """``ruleset export PROFILE… --format kube-scheduler``: a KubeSchedulerConfiguration for profiles.
 
 Exit codes: 0 written; 1 refused (items Kubernetes cannot express, each named with the
-reason; ``--allow-lossy`` drops them with a warning instead); 2 usage or input errors
+reason; ``--allow-lossy`` drops them with a warning instead; a third-party plugin is kept by
+``--allow-third-party``, for a kube-scheduler built with it); 2 usage or input errors
 (a profile that does not load, an existing output file without ``--force``).
 """
 
@@ -23,7 +24,7 @@ def register(subparsers: Any) -> None:
         "that "
         "reproduces the profile's order), weights, and pluginConfig args with Kubernetes field names. "
         "The profile name becomes the schedulerName. Anything the version cannot express is refused "
-        "(exit 1) unless --allow-lossy.",
+        "(exit 1) unless --allow-lossy; so are third-party plugins, unless --allow-third-party.",
     )
     parser.add_argument("profiles", nargs="+", metavar="PROFILE", help="profile file or bundled profile name")
     parser.add_argument(
@@ -38,6 +39,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--allow-lossy", action="store_true", help="drop what cannot be expressed, with a warning per item"
+    )
+    parser.add_argument(
+        "--allow-third-party",
+        action="store_true",
+        help="keep plugins of installed packages (enabled, weighted, with their args), for a kube-scheduler "
+        "built with them, such as scheduler-plugins' image",
     )
     parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     parser.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
@@ -58,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         refuse_existing([Path(args.output)], args.force)  # before any work
     try:
-        exported = export_profiles(profiles, args.api_version, allow_lossy=args.allow_lossy)
+        exported = export_profiles(
+            profiles, args.api_version, allow_lossy=args.allow_lossy, allow_third_party=args.allow_third_party
+        )
     except RefusedError as exc:
         for issue in exc.issues:
             print(f"error: {issue}", file=sys.stderr)
@@ -72,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: dropped {issue}", file=sys.stderr)
     sources = ", ".join(p.files[0] if p.files else p.name for p in profiles)
     header = [f"Exported by `ruleset export --api-version {args.api_version}` from {sources}."]
+    header.extend(exported.third_party_lines())
     if exported.issues:
         header.append(f"Lossy: {len(exported.issues)} item(s) left out (see the warnings).")
     text = exported.yaml(header)

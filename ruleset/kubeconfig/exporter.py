@@ -22,6 +22,14 @@ Plugins ruleset does not model (the volume plugins, SchedulingGates) are left as
 kube-scheduler's defaults have them: neither disabled nor moved. Every result is checked by
 merging it back with :mod:`ruleset.kubeconfig.merge`.
 
+Third-party plugins (registered by an installed package) are refused like the rest below,
+unless ``allow_third_party``: for a kube-scheduler built with them (scheduler-plugins' image,
+say), each is enabled at the points the profile runs it at, explicitly per point (in ``v1``
+too: kube-scheduler expands ``multiPoint`` by the Go plugin's interfaces, which ruleset
+cannot know), with its weight and all its args, defaults filled in, as a ``pluginConfig``
+entry without ``apiVersion``/``kind`` (as scheduler-plugins' own configurations write them:
+the args type is the plugin's, not ``kubescheduler.config.k8s.io``'s).
+
 Refused (``--allow-lossy`` drops each with a warning): ``[[rules]]``; plugins outside the
 version's in-tree registry (third-party plugins, EqualPriority, NodeResourceLimits; in
 ``v1`` also NodeLabel, SelectorSpread, NodePreferAvoidPods); args kube-scheduler has no
@@ -89,12 +97,23 @@ class _Entry:
     #: where the scoring strategy plugin was).
     pos: int = 0
     score_pos: int = 0
+    #: The package of a third-party plugin (None: in-tree).
+    package: str | None = None
 
 
 @dataclass
 class Exported:
     document: dict[str, Any]
     issues: list[Issue]
+    #: Third-party plugins kept (``allow_third_party``): name -> package and version.
+    third_party: dict[str, str] = field(default_factory=dict)
+
+    def third_party_lines(self) -> list[str]:
+        """One header line per third-party plugin kept: a stock kube-scheduler refuses it."""
+        return [
+            f"Third-party plugin {name} ({package}): needs a kube-scheduler built with it."
+            for name, package in self.third_party.items()
+        ]
 
     def yaml(self, header: list[str] | tuple[str, ...] = ()) -> str:
         text = yaml.safe_dump(self.document, sort_keys=False, default_flow_style=False, allow_unicode=True)
@@ -106,8 +125,12 @@ def export_profiles(
     api_version: str = "v1beta1",
     registry: PluginRegistry | None = None,
     allow_lossy: bool = False,
+    allow_third_party: bool = False,
 ) -> Exported:
-    """One KubeSchedulerConfiguration holding ``profiles``; raises RefusedError unless ``allow_lossy``."""
+    """One KubeSchedulerConfiguration holding ``profiles``; raises RefusedError unless ``allow_lossy``.
+
+    ``allow_third_party`` keeps third-party plugins (see the module docstring) instead of refusing them.
+    """
     if api_version not in EXPORT_VERSIONS:
         raise ValueError(f"cannot export {api_version!r} (choose from {', '.join(EXPORT_VERSIONS)})")
     registry = registry or load_registry()
@@ -115,17 +138,15 @@ def export_profiles(
     issues: list[Issue] = []
     out_profiles = []
     percentages = []
+    third_party: dict[str, str] = {}
     for profile in profiles:
-        entries = _entries(profile, version, registry, issues)
+        entries = _entries(profile, version, registry, issues, allow_third_party)
+        third_party.update((e.name, e.package) for e in entries if e.package is not None)
         plugins = _plugins(entries, version)
         out: dict[str, Any] = {"schedulerName": profile.name}
         if plugins:
             out["plugins"] = plugins
-        config = [
-            {"name": e.name, "args": {"apiVersion": version.api_version, "kind": f"{e.name}Args", **e.args}}
-            for e in entries
-            if e.args
-        ]
+        config = [{"name": e.name, "args": _args_object(e, version)} for e in entries if e.args]
         if config:
             out["pluginConfig"] = config
         pct = profile.percentage_of_nodes_to_score
@@ -150,11 +171,21 @@ def export_profiles(
     document["profiles"] = out_profiles
     if not allow_lossy and any(i.severity == LOSSY for i in issues):
         raise RefusedError(issues)
-    return Exported(document, issues)
+    return Exported(document, issues, third_party)
+
+
+def _args_object(entry: _Entry, version: APIVersion) -> dict[str, Any]:
+    if entry.package is not None:
+        return dict(entry.args)
+    return {"apiVersion": version.api_version, "kind": f"{entry.name}Args", **entry.args}
 
 
 def _entries(
-    profile: Profile, version: APIVersion, registry: PluginRegistry, issues: list[Issue]
+    profile: Profile,
+    version: APIVersion,
+    registry: PluginRegistry,
+    issues: list[Issue],
+    allow_third_party: bool,
 ) -> list[_Entry]:
     where = profile.files[0] if profile.files else profile.name
     for rule in profile.rules:
@@ -177,12 +208,19 @@ def _entries(
         assert cls is not None
         ours = framework.points[name]
         if not registry.is_builtin(name):
+            package = registry.package_of(name)
+            if allow_third_party:
+                # Every point ruleset runs it at is a kube-scheduler point of both export versions.
+                weight = config.weight if "score" in ours else None
+                args = cls.args_with_defaults(config.args)
+                entries.append(_Entry(name, list(ours), weight, args, index, index, package))
+                continue
             issues.append(
                 Issue(
                     LOSSY,
                     f"plugin {name}",
-                    f"a third-party plugin ({registry.origins.get(name, '?')}), not in kube-scheduler's "
-                    "in-tree registry",
+                    f"a third-party plugin ({package}), not in kube-scheduler's in-tree registry "
+                    "(--allow-third-party keeps it, for a scheduler built with it)",
                     where,
                 )
             )
@@ -369,7 +407,7 @@ def _plugins_v1beta1(desired: dict[str, list[tuple[str, int | None]]], version: 
 
 def _plugins_v1(entries: list[_Entry], version: APIVersion) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    wanted = [(e.name, e.weight if "score" in e.points else None) for e in entries]
+    wanted = [(e.name, e.weight if "score" in e.points else None) for e in entries if e.package is None]
     kept = 0
     custom: list[dict[str, Any]] = []
     disabled = []
@@ -392,6 +430,11 @@ def _plugins_v1(entries: list[_Entry], version: APIVersion) -> dict[str, Any]:
     if multipoint:
         out["multiPoint"] = multipoint
     for e in entries:
+        if e.package is not None:  # enabled per point; _plugins re-lists a point it runs out of order
+            for point in e.points:
+                pset = out.setdefault(point, {})
+                pset.setdefault("enabled", []).append(_plugin(e.name, e.weight if point == "score" else None))
+            continue
         for point in sorted(upstream_points(e.name, version.release) or (), key=_ALL.index):
             if point not in e.points and point in version.points:
                 out.setdefault(point, {}).setdefault("disabled", []).append({"name": e.name})

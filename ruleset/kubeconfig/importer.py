@@ -173,7 +173,7 @@ def translate(up: UpstreamProfile, registry: PluginRegistry) -> ImportedProfile:
                 for p in POINT_KEYS
                 if p in wanted and not (p in HELPER_POINTS and HELPER_POINTS[p] in wanted)
             ]
-        args = _plugin_args(name, source_of[name], up, strategy, cls, report)
+        args = _plugin_args(name, source_of[name], up, strategy, cls, registry.args_schema(name), report)
         if args is not None:
             table["args"] = args
         plugins[name] = table
@@ -327,7 +327,13 @@ def _resources(items: Any) -> list[dict[str, Any]]:
 
 
 def _plugin_args(
-    name: str, upstream_name: str, up: UpstreamProfile, strategy: str | None, cls: Any, report: Any
+    name: str,
+    upstream_name: str,
+    up: UpstreamProfile,
+    strategy: str | None,
+    cls: Any,
+    schema: dict[str, Any],
+    report: Any,
 ) -> dict[str, Any] | None:
     raw: dict[str, Any] | None
     if up.release >= "1.22" and name == strategy and upstream_name == "NodeResourcesFit":
@@ -358,7 +364,8 @@ def _plugin_args(
         for key in ("resources", "shape"):
             if key in raw:
                 raw[key] = _lower_keys(raw[key])
-    properties = set((cls.args_schema.get("properties") or {}).keys())
+    # The registry's schema: a package may give its plugin's through ruleset_plugin_args_schema.
+    properties = set((schema.get("properties") or {}).keys())
     out: dict[str, Any] = {}
     for key, value in raw.items():
         default = UPSTREAM_ONLY_DEFAULTS.get((upstream_name, key))

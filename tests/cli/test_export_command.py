@@ -1,8 +1,18 @@
-"""``ruleset export``: stdout or an atomic file, refusals named with exit 1, --allow-lossy warnings."""
+"""``ruleset export``: stdout or an atomic file, refusals named with exit 1, --allow-lossy warnings;
+third-party plugins refused with a hint, kept by --allow-third-party and imported back."""
 
+import sys
+
+import pytest
 import yaml
 
 from ruleset.cli import main
+from tests.kubeconfig.helpers import gang_installed
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 
 def test_stdout_and_file(tmp_path, capsys):
@@ -48,3 +58,57 @@ def test_several_profiles_and_bad_input(tmp_path, capsys):
     assert [p["schedulerName"] for p in doc["profiles"]] == ["default", "cluster-autoscaler"]
     assert main(["export", str(tmp_path / "missing.toml")]) == 2
     assert main(["export", "default", "--api-version", "v1beta3"]) == 2
+
+
+# ------------------------------------------------------------------ third-party plugins
+@pytest.fixture
+def gang(monkeypatch):
+    yield from gang_installed(monkeypatch)
+
+
+GANG_PROFILE = """\
+name = "gang"
+[plugins.NodeUnschedulable]
+[plugins.Gang]
+weight = 3
+args = { permitWaitingTimeSeconds = 10 }
+"""
+
+
+def test_third_party_plugin_is_refused_with_the_hint(gang, tmp_path, capsys):
+    profile = tmp_path / "gang.toml"
+    profile.write_text(GANG_PROFILE)
+    assert main(["export", str(profile)]) == 1
+    assert capsys.readouterr().err == (
+        f"error: {profile}: plugin Gang: a third-party plugin (gang 0.1.0), not in kube-scheduler's in-tree "
+        "registry (--allow-third-party keeps it, for a scheduler built with it)\n"
+        "error: 1 item(s) cannot be expressed in kubescheduler.config.k8s.io/v1beta1; nothing written "
+        "(--allow-lossy drops them)\n"
+    )
+
+
+@pytest.mark.parametrize("version", ["v1beta1", "v1"])
+def test_allow_third_party_keeps_it_and_import_reads_it_back(gang, tmp_path, capsys, version):
+    profile = tmp_path / "gang.toml"
+    profile.write_text(GANG_PROFILE)
+    target = tmp_path / "scheduler.yaml"
+    assert main(["export", str(profile), "--api-version", version, "--allow-third-party", "-o", str(target)]) == 0
+    assert capsys.readouterr().err == ""
+    text = target.read_text()
+    assert text.splitlines()[:2] == [
+        f"# Exported by `ruleset export --api-version {version}` from {profile}.",
+        "# Third-party plugin Gang (gang 0.1.0): needs a kube-scheduler built with it.",
+    ]
+    assert yaml.safe_load(text)["profiles"][0]["pluginConfig"] == [
+        {"name": "Gang", "args": {"permitWaitingTimeSeconds": 10, "labelKey": "pod-group"}}
+    ]
+    out = tmp_path / "imported"
+    assert main(["import", str(target), "-o", str(out)]) == 0
+    assert capsys.readouterr().err == f"wrote {out / 'gang.toml'}\n"
+    plugins = tomllib.loads((out / "gang.toml").read_text())["plugins"]
+    assert plugins == {
+        "NodeUnschedulable": {},
+        "Gang": {"weight": 3, "args": {"permitWaitingTimeSeconds": 10, "labelKey": "pod-group"}},
+        "PrioritySort": {},
+        "DefaultBinder": {},
+    }
