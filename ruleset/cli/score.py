@@ -35,17 +35,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _preemption_json(result: Any) -> dict[str, Any] | None:
-    """What PostFilter reported (DefaultPreemption's candidates), with ``error`` (the plugin's
-    error object, see :meth:`~ruleset.Status.to_json`) when it failed."""
+    """What PostFilter reported (its details' ``to_json()``, as the framework checked it:
+    DefaultPreemption's candidates), with ``error`` (the plugin's error object, see
+    :meth:`~ruleset.Status.to_json`) when it failed."""
     post = result.post_filter
     if post is None:
         return None
-    out = None
-    if post.details is not None and hasattr(post.details, "to_json"):
-        try:
-            out = dict(post.details.to_json())
-        except Exception:  # a plugin's report must not take the report down
-            out = None
+    out = None if post.report.json is None else dict(post.report.json)
     if _is_error(post.status):
         out = {**(out or {}), "error": post.status.to_json()}
     return out

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ruleset.framework.status import SUCCESS, Code, Status
+
+if TYPE_CHECKING:
+    from ruleset.api.pod import Pod
 
 _NO_REASONS: tuple[str, ...] = ()
 #: Each code as an int8 scalar: a bool mask times one of these is that code where the mask
@@ -195,6 +198,28 @@ def fit_error_message(num_all_nodes: int, statuses: NodeStatuses) -> str:
     return f"0/{num_all_nodes} nodes are available: {', '.join(histogram)}."
 
 
+@dataclass(frozen=True)
+class PostFilterReport:
+    """What the scheduler and the reports read of a PostFilter plugin's ``details``, taken and
+    checked inside the plugin's isolation boundary (``Framework.run_post_filter``), so that
+    nothing outside it touches the plugin's own objects."""
+
+    #: The pods to evict, each on the nominated node (none when no node was nominated).
+    victims: tuple[Pod, ...] = ()
+    #: ``details.candidates``, each as its ``to_json()`` gave it (JSON-ready).
+    candidates: tuple[dict[str, Any], ...] = ()
+    #: ``details.why``: why this node, or why preemption did nothing.
+    why: str = ""
+    #: ``details.clear_nomination``: no node could help, the pod's nomination is cleared.
+    clear_nomination: bool = False
+    #: ``details.to_json()`` (JSON-ready), when the details have one: ``ruleset score``'s report.
+    json: dict[str, Any] | None = None
+
+
+#: The report of a result without details.
+NO_REPORT = PostFilterReport()
+
+
 @dataclass
 class PostFilterResult:
     """What a PostFilter plugin achieved: a nominated node on success, and a report."""
@@ -203,3 +228,5 @@ class PostFilterResult:
     status: Status = SUCCESS
     #: Plugin-specific detail for reports (DefaultPreemption puts its candidates here).
     details: Any = None
+    #: ``details`` as the framework checked them (set by the framework, not by plugins).
+    report: PostFilterReport = field(default=NO_REPORT, init=False, repr=False, compare=False)

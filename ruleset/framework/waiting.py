@@ -53,6 +53,9 @@ class WaitingPod:
         self.reasons = dict(reasons)
         #: Success once every plugin allowed, Unschedulable once one rejected; None while waiting.
         self.outcome: Status | None = None
+        #: The record of whoever made the pod wait (the scheduling loop keeps its cycle's result
+        #: and queue entry here, so that it lives and dies with the entry); not for plugins.
+        self.cycle: object = None
         self._pending = list(reasons)
         self._owner = owner
 
@@ -81,8 +84,10 @@ class WaitingPod:
     def allow(self, plugin: str) -> None:
         """``Allow``: ``plugin`` lets the pod go; the last pending plugin to allow it decides.
 
-        A pod already decided (allowed, or rejected) is left as it is.
+        A pod already decided (allowed, or rejected) is left as it is. ``plugin`` must be a
+        string: a TypeError is raised in the hook that calls it, which reports it as its error.
         """
+        _check_str("allow", "plugin", plugin)
         if self.outcome is not None:
             return
         if plugin in self._pending:
@@ -93,8 +98,12 @@ class WaitingPod:
     def reject(self, plugin: str, message: str) -> None:
         """``Reject``: ``plugin`` declares the pod unschedulable, with ``message``.
 
-        A pod already decided (allowed, or rejected) is left as it is.
+        A pod already decided (allowed, or rejected) is left as it is. ``plugin`` and
+        ``message`` must be strings: a TypeError is raised in the hook that calls it (which
+        reports it as its error) rather than carried to where the loop reports the rejection.
         """
+        _check_str("reject", "plugin", plugin)
+        _check_str("reject", "message", message)
         if self.outcome is None:
             self._decide(Status(Code.UNSCHEDULABLE, (message,), plugin))
 
@@ -104,6 +113,11 @@ class WaitingPod:
 
     def __repr__(self) -> str:
         return f"<WaitingPod {self.pod.key} on {self.node}, pending {self._pending}>"
+
+
+def _check_str(method: str, argument: str, value: object) -> None:
+    if not isinstance(value, str):  # Python's own wording; the type's name never fails to print
+        raise TypeError(f"WaitingPod.{method}: {argument} must be str, not {type(value).__name__}")
 
 
 class WaitingPods:
@@ -118,6 +132,11 @@ class WaitingPods:
         waiting = WaitingPod(pod, node, reasons, self)
         self._pods[pod] = waiting
         return waiting
+
+    def remove(self, pod: Pod) -> WaitingPod | None:
+        """Take ``pod`` out of the waiting pods whatever it was decided (a preemption victim:
+        deletion wins); its entry, or None when it was not waiting."""
+        return self._pods.pop(pod, None)
 
     def get(self, uid: str) -> WaitingPod | None:
         """The waiting pod whose ``metadata.uid`` is ``uid``, or None."""

@@ -25,10 +25,13 @@ if TYPE_CHECKING:
     from ruleset.framework.results import PostFilterResult
     from ruleset.framework.runtime import Framework
     from ruleset.framework.types import QueuedPodInfo
+    from ruleset.framework.waiting import WaitingPods
     from ruleset.snapshot.state import ClusterState
 
 #: A pod that keeps failing after this many attempts is reported unschedulable for good.
 MAX_ATTEMPTS = 32
+#: What a waiting preemption victim is rejected with (v1.20's ``PrepareCandidate``).
+_PREEMPTED = Status(Code.UNSCHEDULABLE, ("preempted",))
 
 
 @dataclass
@@ -108,8 +111,9 @@ def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> Sc
     (upstream's timeout text when it gave none), its Unreserve runs (a plugin may reject
     others of its group there), and so on, newest first, until no pod waits; those pods
     are unschedulable for good, and the parked pods they woke are tried again. A waiting
-    pod chosen as a preemption victim is rejected (``preempted``, as v1.20's preemption
-    does) and, deleted upstream, is not tried again.
+    pod chosen as a preemption victim is deleted, whatever was decided for it: it leaves
+    the waiting pods, is unreserved and taken off its node at once, and is reported
+    rejected while waiting (``preempted``, v1.20's message); it is not tried again.
 
     ``framework``'s handle must hold ``state.snapshot``.
     """
@@ -122,7 +126,8 @@ def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> Sc
 
 @dataclass
 class _Waiting:
-    """A pod waiting on Permit: its cycle's result (node, state, score) and its queue entry."""
+    """A pod waiting on Permit: its cycle's result (node, state, score) and its queue entry,
+    kept on its entry among the handle's waiting pods (:attr:`WaitingPod.cycle`)."""
 
     result: ScheduleResult
     info: QueuedPodInfo
@@ -138,11 +143,14 @@ class _Loop:
         self.queue = SchedulingQueue(framework.queue_less)
         self.result = ScheduleRun(profile=framework.profile, state=state)
         self.nominator = framework.handle.nominator
-        self.waiting: dict[Pod, _Waiting] = {}
-        #: Waiting pods evicted by preemption: deleted upstream, so never tried again.
-        self.deleted: set[Pod] = set()
         # A logical clock for re-queued pods: later than every creation timestamp.
         self.clock = max((p.meta.creation_timestamp or 0.0 for p in state.pending), default=0.0)
+
+    @property
+    def waiting(self) -> WaitingPods:
+        """The pods waiting on Permit: the handle's, the one record of them (each entry's
+        ``cycle`` is the loop's :class:`_Waiting`)."""
+        return self.framework.handle.waiting_pods
 
     def run(self) -> None:
         state, run, queue = self.state, self.result, self.queue
@@ -177,10 +185,11 @@ class _Loop:
             status = scheduler.reserve_and_permit(result)
             if status.code == Code.WAIT:
                 nominator.delete(pod)  # upstream's assume drops the nomination
-                self.waiting[pod] = _Waiting(result, info)
-                entry = self.framework.handle.waiting_pods.of(pod)
+                entry = self.waiting.of(pod)
+                assert entry is not None  # Permit's Wait added it
+                entry.cycle = _Waiting(result, info)
                 run.events.append(Event("waiting", pod.key, result.node, {
-                    "plugins": entry.pending_plugins if entry else [], "attempt": info.attempts}))
+                    "plugins": entry.pending_plugins, "attempt": info.attempts}))
                 return
             if status.is_success:
                 assert result.state is not None
@@ -206,10 +215,10 @@ class _Loop:
         self.clock += 1.0
         info.timestamp = self.clock
         if post is not None and post.nominated_node and info.attempts < MAX_ATTEMPTS:
-            self.deleted.update(_preempt(run, scheduler, queue, pod, post))
+            self._preempt(pod, post)
             queue.push(info)
             return
-        if info.attempts >= MAX_ATTEMPTS or getattr(post and post.details, "clear_nomination", False):
+        if info.attempts >= MAX_ATTEMPTS or (post is not None and post.report.clear_nomination):
             nominator.delete(pod)
         queue.park(info)
 
@@ -224,10 +233,9 @@ class _Loop:
     def _settle(self, final: bool) -> None:
         """Bind the waiting pods allowed since the last call, and unreserve and forget the
         rejected ones, in the order they were decided (settling one may decide others)."""
-        waiting_pods = self.framework.handle.waiting_pods
-        while (decided := waiting_pods.take_decided()) is not None:
-            pod = decided.pod
-            waiting = self.waiting.pop(pod)
+        while (decided := self.waiting.take_decided()) is not None:
+            pod, waiting = decided.pod, decided.cycle
+            assert isinstance(waiting, _Waiting)
             result, info = waiting.result, waiting.info
             assert result.node is not None and result.state is not None and decided.outcome is not None
             if decided.outcome.is_success:
@@ -252,7 +260,7 @@ class _Loop:
             return
         run.events.append(Event("unschedulable", pod.key,
                                 detail={"reason": reason, "attempt": info.attempts}))
-        if final or info.attempts >= MAX_ATTEMPTS or pod in self.deleted:
+        if final or info.attempts >= MAX_ATTEMPTS:
             run.placements.append(Placement(pod, None, reason=reason, attempts=info.attempts))
             return
         info.last_failure = reason
@@ -263,15 +271,52 @@ class _Loop:
     def _time_out(self) -> None:
         """Nothing left in the queue could allow the waiting pods: reject them, newest first,
         each by the first plugin it waits on, settling after each (Unreserve may reject others)."""
-        waiting_pods = self.framework.handle.waiting_pods
         while True:
-            undecided = [w for w in waiting_pods if not w.decided]
+            undecided = [w for w in self.waiting if not w.decided]
             if not undecided:
                 return
             newest = undecided[-1]
             plugin = newest.pending_plugins[0]
             newest.reject(plugin, newest.reasons[plugin] or timeout_message(plugin))
             self._settle(final=True)
+
+    def _preempt(self, pod: Pod, post: PostFilterResult) -> None:
+        """``PrepareCandidate``: evict the victims (spending the budgets of the PDBs covering
+        them), clear lower-priority nominations on the node (waking those pods), and nominate
+        the preemptor. A victim waiting on Permit is deleted whatever was decided for it (as
+        upstream, where the deletion wins): it leaves the waiting pods, is unreserved, taken
+        off its node and reported now. What is read of the plugin's report was checked in its
+        boundary (:attr:`PostFilterResult.report`)."""
+        run, scheduler, queue, nominator = self.result, self.scheduler, self.queue, self.nominator
+        node, report = post.nominated_node, post.report
+        assert node is not None
+        victims = report.victims
+        run.events.append(Event("preemption", pod.key, node, {
+            "victims": [v.key for v in victims],
+            "reason": report.why,
+            "candidates": list(report.candidates),
+        }))
+        for victim in victims:
+            record_eviction(scheduler.snapshot, victim)
+            run.events.append(Event("evicted", victim.key, node, {"by": pod.key}))
+            entry = self.waiting.remove(victim)
+            if entry is None:
+                scheduler.snapshot.remove_pod(victim)
+                continue
+            waiting = entry.cycle
+            assert isinstance(waiting, _Waiting) and waiting.result.state is not None
+            scheduler.forget(waiting.result.state, victim, entry.node)
+            self._not_bound(waiting.info, rejected_while_waiting(victim, _PREEMPTED), final=True)
+        cleared = []
+        for other in nominator.pods_on(node):
+            if other.priority < pod.priority and other is not pod:
+                nominator.delete(other)
+                cleared.append(other)
+        nominator.add(pod, node)
+        if victims:
+            queue.activate()  # a pod left a node: anything parked may fit now
+        elif cleared:
+            queue.activate(lambda waiting: any(waiting is other for other in cleared))  # their status changed
 
 
 def _post_filter_error(post: PostFilterResult | None) -> dict[str, Any]:
@@ -286,43 +331,3 @@ def _worth_retrying(framework: Framework, waiting: Pod, placed: Pod) -> bool:
     """``AssignedPodAdded``: v1.20's queue retries the parked pods whose required pod affinity
     the placed pod satisfies, whatever the profile; a plugin's queueing hint may add more."""
     return satisfies_required_affinity(waiting, placed) or framework.worth_retrying(waiting, placed)
-
-
-def _preempt(run: ScheduleRun, scheduler: Scheduler, queue: SchedulingQueue, pod: Pod,
-             post: PostFilterResult) -> list[Pod]:
-    """``PrepareCandidate``: evict the victims (spending the budgets of the PDBs covering
-    them), clear lower-priority nominations on the node (waking those pods), and nominate
-    the preemptor. A victim waiting on Permit is rejected (``preempted``, as upstream) and
-    left for the loop to unreserve and take off its node; those victims are returned."""
-    node = post.nominated_node
-    assert node is not None
-    report = post.details
-    victims = list(getattr(report, "victims", []) or [])
-    nominator = scheduler.framework.handle.nominator
-    run.events.append(Event("preemption", pod.key, node, {
-        "victims": [v.key for v in victims],
-        "reason": getattr(report, "why", ""),
-        "candidates": [c.to_json() for c in getattr(report, "candidates", [])],
-    }))
-    waiting_pods = scheduler.framework.handle.waiting_pods
-    rejected = []
-    for victim in victims:
-        record_eviction(scheduler.snapshot, victim)
-        waiting = waiting_pods.of(victim)
-        if waiting is None:
-            scheduler.snapshot.remove_pod(victim)
-        else:
-            waiting.reject(post.status.plugin or "", "preempted")
-            rejected.append(victim)
-        run.events.append(Event("evicted", victim.key, node, {"by": pod.key}))
-    cleared = []
-    for other in nominator.pods_on(node):
-        if other.priority < pod.priority and other is not pod:
-            nominator.delete(other)
-            cleared.append(other)
-    nominator.add(pod, node)
-    if victims:
-        queue.activate()  # a pod left a node: anything parked may fit now
-    elif cleared:
-        queue.activate(lambda waiting: any(waiting is other for other in cleared))  # their status changed
-    return rejected

@@ -15,6 +15,7 @@ import pytest
 from ruleset import Code, FilterResult, Plugin, Status, hookimpl
 from ruleset.framework.waiting import WaitingPods, timeout_message
 from ruleset.scheduler import Scheduler, schedule_all
+from ruleset.snapshot.pdb import disruptions_allowed
 from tests.factories import build_cluster, decode, framework_for, make_node, make_pod, registry_with
 
 GROUP = "gang"
@@ -288,3 +289,139 @@ def test_a_waiting_pod_chosen_as_a_preemption_victim_is_rejected_and_never_retri
         ("urgent", "n1", "", 3),
     ]
     assert [p.name for p in state.snapshot.pods_on(0)] == ["key", "urgent"]
+
+
+class Misuse(Plugin):
+    """Pod ``w`` waits at Permit; pod ``m``'s PreFilter calls ``act`` on every waiting pod."""
+
+    name = "Misuse"
+
+    @staticmethod
+    def act(waiting) -> None:
+        raise NotImplementedError  # set per case by misuse()
+
+    @hookimpl
+    def ruleset_permit(self, pod):
+        return Status(Code.WAIT, ("held",)) if pod.name == "w" else None
+
+    @hookimpl
+    def ruleset_pre_filter(self, pod):
+        if pod.name == "m":
+            self.handle.iterate_over_waiting_pods(self.act)
+
+
+def misuse(act) -> type[Misuse]:
+    return type("Misuse", (Misuse,), {"act": staticmethod(act)})
+
+
+MISUSES = [
+    pytest.param(lambda w: w.reject("Misuse", None), "WaitingPod.reject: message must be str, not NoneType",
+                 id="reject-with-no-message"),
+    pytest.param(lambda w: w.reject(1, "no"), "WaitingPod.reject: plugin must be str, not int",
+                 id="reject-by-an-int"),
+    pytest.param(lambda w: w.allow(None), "WaitingPod.allow: plugin must be str, not NoneType",
+                 id="allow-by-none"),
+]
+
+
+@pytest.mark.parametrize("act, message", MISUSES)
+def test_allow_or_reject_with_a_non_string_is_an_error_of_the_plugin_that_called_it(act, message):
+    """The TypeError is raised in the calling hook, inside its boundary: ``m`` fails with
+    Misuse's error, ``w`` is left undecided and times out when the queue drains."""
+    state = build_cluster([make_node("n1"), make_pod("w", uid="uid-w"), make_pod("m")])
+    framework = framework_for(["NodeResourcesFit", "Misuse"], registry_with(misuse(act)), snapshot=state.snapshot)
+    run = schedule_all(framework, state)
+    error = f"running PreFilter plugin 'Misuse': TypeError: {message}"
+    timed_out = 'pod "w" rejected while waiting on permit: held'
+    assert events(run) == [
+        ("waiting", "default/w", "n1", ["Misuse"], 1),
+        ("error", "default/m", None, error, 1),
+        ("unschedulable", "default/w", None, timed_out, 1),
+    ]
+    assert placements(run) == [("m", None, error, 1), ("w", None, timed_out, 1)]
+    failed = run.placements[0].error
+    assert (failed.plugin, failed.package, failed.fault) == ("Misuse", "test", True)
+
+    pods = WaitingPods()
+    waiting = pods.add(decode(make_pod("p", uid="u1")), "n1", {"Misuse": ""})
+    with pytest.raises(TypeError) as raised:
+        act(waiting)
+    assert (str(raised.value), waiting.decided, pods.take_decided()) == (message, False, None)
+
+
+class AllowAll(Plugin):
+    """Pods of priority 1 wait at Permit; ``high``'s PreFilter fails its first attempt, then
+    allows every waiting pod (which binds only once the attempt ends). Records Unreserve."""
+
+    name = "AllowAll"
+
+    def __init__(self, args=None, handle=None):
+        super().__init__(args, handle)
+        self.tries = 0
+        self.unreserved: list[str] = []
+
+    @hookimpl
+    def ruleset_permit(self, pod):
+        return Status(Code.WAIT, ("gate",)) if pod.priority == 1 else None
+
+    @hookimpl
+    def ruleset_pre_filter(self, pod):
+        if pod.name == "high":
+            self.tries += 1
+            if self.tries == 1:
+                return Status.unschedulable("not yet")
+            self.handle.iterate_over_waiting_pods(lambda w: w.allow(self.name))
+        return None
+
+    @hookimpl
+    def ruleset_reserve(self):
+        return None
+
+    @hookimpl
+    def ruleset_unreserve(self, pod):
+        self.unreserved.append(pod.name)
+
+    @hookimpl
+    def ruleset_filter(self):
+        return None  # the queueing hint belongs to the Filter point
+
+    @hookimpl
+    def ruleset_queueing_hint(self):
+        return True
+
+
+def test_a_waiting_victim_already_allowed_is_deleted_once_and_never_binds():
+    """Deletion wins over the Allow given in the same attempt: ``low`` leaves the waiting
+    pods, is unreserved and taken off n1 at once and reported; it is evicted once (one
+    disruption of its PDB) and never binds, and ``high`` takes its room."""
+    state = build_cluster([
+        make_node("n1", cpu="1"),
+        make_pod("low", labels={"app": "low"}, priority=1, requests={"cpu": "1"}, uid="uid-low",
+                 creation_timestamp="2024-01-01T00:00:00Z"),
+        make_pod("mid", priority=0, uid="uid-mid", creation_timestamp="2024-01-01T00:00:00Z"),
+        make_pod("high", priority=100, requests={"cpu": "1"}, uid="uid-high",
+                 creation_timestamp="2024-01-01T00:00:01Z"),
+        {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb", "namespace": "default"},
+         "spec": {"minAvailable": 0, "selector": {"matchLabels": {"app": "low"}}},
+         "status": {"disruptionsAllowed": 5}},
+    ])
+    framework = framework_for(["NodeResourcesFit", "DefaultPreemption", "AllowAll"], registry_with(AllowAll),
+                              snapshot=state.snapshot)
+    run = schedule_all(framework, state)
+    preempted = 'pod "low" rejected while waiting on permit: preempted'
+    assert [(e.kind, e.pod, e.node, e.detail.get("reason")) for e in run.events] == [
+        ("unschedulable", "default/high", None, "0/1 nodes are available: 1 not yet."),
+        ("waiting", "default/low", "n1", None),
+        ("scheduled", "default/mid", "n1", None),
+        ("unschedulable", "default/high", None, "0/1 nodes are available: 1 Insufficient cpu."),
+        ("preemption", "default/high", "n1", "the only candidate"),
+        ("evicted", "default/low", "n1", None),
+        ("unschedulable", "default/low", None, preempted),
+        ("scheduled", "default/high", "n1", None),
+    ]
+    assert placements(run) == [("mid", "n1", "", 1), ("low", None, preempted, 1), ("high", "n1", "", 3)]
+    assert [p.name for p in state.snapshot.pods_on(0)] == ["mid", "high"]
+    assert framework.plugin_reported_as("AllowAll").unreserved == ["low"]
+    assert (len(framework.handle.waiting_pods), state.pending[0].node_name) == (0, "")
+    [budget] = state.snapshot.workloads.pod_disruption_budgets
+    assert disruptions_allowed(budget, state.snapshot) == 4
