@@ -40,6 +40,22 @@ def one_line(text: str) -> str:
     return " | ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
+#: What a plugin's code (a package's import or hooks, a plugin's constructor, args parsing or
+#: hooks) may throw and be reported for instead of ending the run: every Exception, and
+#: SystemExit (a plugin calling ``sys.exit``). KeyboardInterrupt is the user's and goes through.
+PLUGIN_FAULTS: tuple[type[BaseException], ...] = (Exception, SystemExit)
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``exc`` as a message: ``Type: message``, or ``Type`` when its message is empty. Never
+    raises: an exception whose ``__str__`` fails is ``Type: <unprintable message>``."""
+    try:
+        text = str(exc)
+    except PLUGIN_FAULTS:  # a plugin's exception whose __str__ raises
+        text = "<unprintable message>"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     """One problem in a user's input, with its location."""

@@ -70,7 +70,11 @@ class DiscoverySpecs:
 
         Stops at first non-None result, see pluggy's ``firstresult``. ruleset's own
         implementation runs last and returns ``plugin.args_schema``, so a package only
-        implements this to supply or override a schema without touching the class.
+        implements this to supply or override a schema without touching the class. An
+        implementation that raises, or answers with no valid JSON Schema, for any plugin (a
+        built-in included) is blamed on its package, which is left out whole
+        (``plugin-load-failed``); a plugin is refused alone (``invalid-args-schema``) only when
+        its own ``args_schema`` is invalid.
 
         :param plugin: the plugin class whose args schema is wanted.
         :returns: a JSON Schema (draft 2020-12) for the ``args`` table, or None.

@@ -2,16 +2,18 @@
 
 Discovery uses one pluggy manager with the :class:`~ruleset.hookspecs.DiscoverySpecs`.
 Each third-party package is loaded on its own and **holds or is left out whole**: one that
-fails to import, or whose ``ruleset_register_plugins`` raises, is unregistered from the
-manager, so none of its hooks (an args-schema hook included) stays active, and none of its
-plugins is known. The rest of the run goes on; what went wrong is a
-:class:`PluginProblem` in :attr:`PluginRegistry.problems`, which every command shows.
+fails to import, whose ``ruleset_register_plugins`` raises, or whose
+``ruleset_plugin_args_schema`` raises or answers with no valid JSON Schema for any plugin (a
+built-in included: the package is blamed, not the plugin it was asked about) is unregistered
+from the manager, so none of its hooks stays active, and none of its plugins is known. The
+rest of the run goes on; what went wrong is a :class:`PluginProblem` in
+:attr:`PluginRegistry.problems`, which every command shows.
 
 A plugin that loaded is still refused, alone, when
 
 * it was written for another major version of the plugin API
   (:attr:`ruleset.Plugin.api_version` against :data:`ruleset.PLUGIN_API_VERSION`);
-* its args schema (through the ``ruleset_plugin_args_schema`` hook) is no valid JSON Schema;
+* its own args schema (:attr:`ruleset.Plugin.args_schema`) is no valid JSON Schema;
 * its name (or an alias) is taken: by a built-in plugin (the built-in keeps working), or
   by a plugin of another package (then neither can be used until one is renamed, as
   kube-scheduler refuses a registry holding two plugins of one name).
@@ -50,6 +52,7 @@ from typing import Any
 import pluggy
 
 from ruleset import hookspecs
+from ruleset.errors import PLUGIN_FAULTS, describe_exception
 from ruleset.framework.plugin import PLUGIN_API_VERSION, Plugin
 
 ENTRY_POINT_GROUP = "ruleset"
@@ -241,18 +244,19 @@ def _load_file(path: Path) -> ModuleType:
     return module
 
 
-def _failure(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
-
-
 class _Loader:
     """One discovery: registers modules into ``registry`` and collects each one's classes."""
 
     def __init__(self, registry: PluginRegistry, pm: pluggy.PluginManager) -> None:
         self.registry = registry
         self.pm = pm
+        #: Third-party modules registered, by their name in the manager, in load order: where each
+        #: came from and the classes it registered.
+        self.loaded: dict[str, tuple[_Source, Any, list[type[Plugin]]]] = {}
         #: Third-party classes that passed their own checks, in load order, with their source.
         self.candidates: list[tuple[type[Plugin], _Source]] = []
+        #: Each class's args schema, or why it has none (see :meth:`probe_schemas`).
+        self.answers: dict[type[Plugin], tuple[Any, str | None]] = {}
 
     def builtins(self) -> None:
         module = importlib.import_module(BUILTIN_MODULE)
@@ -268,29 +272,35 @@ class _Loader:
         self.registry.distributions[source.package] = source.distribution
         try:
             module = source.load()
-        except BaseException as exc:  # a broken package must not take the run down (SystemExit included)
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            self._problem(LOAD_FAILED, "warning", source, None, f"cannot import: {_failure(exc)}")
+        except PLUGIN_FAULTS as exc:  # a broken package must not take the run down
+            self._problem(LOAD_FAILED, "warning", source, None, f"cannot import: {describe_exception(exc)}")
             return False
         try:
             if self.pm.is_registered(module):
                 return True  # the same module under two names
             self.pm.register(module, name=key)
             found = self._collect(module)
-        except BaseException as exc:
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            # Whatever pluggy took of it goes: a half-registered package has no hook left.
-            with contextlib.suppress(Exception):
-                self.pm.unregister(module, name=key)
-            self._problem(LOAD_FAILED, "warning", source, None,
-                          f"registering its plugins failed: {_failure(exc)}; none of its hooks is used")
+        except PLUGIN_FAULTS as exc:
+            self._leave_out(key, module, source, f"registering its plugins failed: {describe_exception(exc)}")
             return False
-        for cls in found:
-            if not any(cls is known for known, _ in self.candidates):  # re-exported by a second package
-                self._check_api_version(cls, source)
+        self.loaded[key] = (source, module, found)
         return True
+
+    def _leave_out(self, key: str, module: Any, source: _Source, why: str) -> None:
+        """Unregister a package whole, with a problem saying ``why``."""
+        # Whatever pluggy took of it goes: a half-registered package has no hook left.
+        with contextlib.suppress(Exception):
+            self.pm.unregister(module, name=key)
+        self.loaded.pop(key, None)
+        self._problem(LOAD_FAILED, "warning", source, None, f"{why}; none of its hooks is used")
+
+    def check_api_versions(self) -> None:
+        """The loaded packages' classes, in load order, that are written for this plugin API
+        become candidates (a class a second package re-exports is the first's)."""
+        for source, _, found in self.loaded.values():
+            for cls in found:
+                if not any(cls is known for known, _ in self.candidates):
+                    self._check_api_version(cls, source)
 
     def _collect(self, module: Any) -> list[type[Plugin]]:
         found: list[type[Plugin]] = []
@@ -349,26 +359,72 @@ class _Loader:
             if cls not in clashing and not any(d.cls is cls for d in self.registry.disabled):
                 self._accept(cls, source.package)
 
+    def probe_schemas(self) -> None:
+        """Ask the ``ruleset_plugin_args_schema`` hook for every class, built-in or loaded, and
+        keep each answer for :meth:`check_schemas`.
+
+        The hook's implementations are called one by one, in the order pluggy's first-result
+        call would, so that what goes wrong is blamed on the package whose implementation did
+        it: one that raises, or answers with no valid JSON Schema, for any class (a built-in
+        included) is left out whole, and every class is asked again without it. What
+        ruleset's own implementations (a class's :attr:`~ruleset.Plugin.args_schema`) answer
+        is the class's own schema: a class whose is invalid is refused alone, later. Wrappers
+        of the hook are not run: a schema is an answer, not a side effect.
+        """
+        builtins = list(self.registry.classes.values())
+        while True:
+            loaded = dict.fromkeys(cls for _, _, found in self.loaded.values() for cls in found)
+            for cls in [*builtins, *(cls for cls in loaded if cls not in builtins)]:
+                answer = self._ask(cls, cls in builtins)
+                if isinstance(answer, _Culprit):
+                    source, module, _ = self.loaded[answer.key]
+                    self._leave_out(answer.key, module, source, answer.why)
+                    break
+                self.answers[cls] = answer
+            else:
+                return
+
+    def _ask(self, cls: type[Plugin], builtin: bool) -> tuple[Any, str | None] | _Culprit:
+        """``(schema, None)``, ``(None, why cls is refused)``, or the package to leave out."""
+        impls = self.pm.hook.ruleset_plugin_args_schema.get_hookimpls()
+        for impl in reversed(impls):  # pluggy calls the last registered first, trylast ones last
+            if impl.hookwrapper or impl.wrapper:
+                continue
+            third_party = impl.plugin_name in self.loaded
+            try:
+                schema = impl.function(*[{"plugin": cls}[name] for name in impl.argnames])
+            except PLUGIN_FAULTS as exc:
+                error = describe_exception(exc)
+                if third_party:
+                    return _Culprit(impl.plugin_name,
+                                    f"its args schema hook failed for plugin {cls.name!r}: {error}")
+                return None, f"plugin {cls.name!r}: its args schema hook failed: {error}"
+            if schema is None:
+                continue
+            # Built-in schemas of ruleset's own are trusted (their tests check them), which keeps
+            # jsonschema out of a run without third-party plugins.
+            reason = None if builtin and schema is cls.args_schema else _schema_problem(schema)
+            if reason is None:
+                return schema, None
+            if third_party:
+                return _Culprit(impl.plugin_name, f"its args schema hook gave plugin {cls.name!r} an invalid "
+                                                  f"args schema: {reason}")
+            return None, f"plugin {cls.name!r} has an invalid args schema: {reason}"
+        return None, f"plugin {cls.name!r} has an invalid args schema: {_schema_problem(None)}"
+
     def check_schemas(self) -> None:
-        """Each usable plugin's args schema must be a valid JSON Schema; a plugin whose is not is
-        disabled. Built-in schemas that no package overrides are trusted (their tests check them),
-        which keeps jsonschema out of a run without third-party plugins."""
+        """Each usable plugin's args schema (as :meth:`probe_schemas` found it) must be a valid
+        JSON Schema; a plugin whose is not is disabled."""
         registry = self.registry
         for name in list(registry.classes):
             cls = registry.classes[name]
             source = _BUILTIN_SOURCE
             if registry.origins[name] != "builtin":
                 source = next(src for c, src in self.candidates if c is cls)
-            try:
-                schema = self.pm.hook.ruleset_plugin_args_schema(plugin=cls)
-            except Exception as exc:
-                self._refuse(cls, source, f"plugin {name!r}: its args schema hook failed: {_failure(exc)}")
+            schema, refused = self.answers[cls]
+            if refused is not None:
+                self._refuse(cls, source, refused)
                 continue
-            if not (registry.origins[name] == "builtin" and schema is cls.args_schema):
-                reason = _schema_problem(schema)
-                if reason is not None:
-                    self._refuse(cls, source, f"plugin {name!r} has an invalid args schema: {reason}")
-                    continue
             registry.schemas[name] = schema
 
     def _refuse(self, cls: type[Plugin], source: _Source, message: str) -> None:
@@ -397,6 +453,14 @@ class _Loader:
         return problem
 
 
+@dataclass(frozen=True, slots=True)
+class _Culprit:
+    """A package to leave out whole: its name in the manager, and why."""
+
+    key: str
+    why: str
+
+
 def _major(version: str) -> str:
     return version.strip().split(".")[0]
 
@@ -412,8 +476,8 @@ def _schema_problem(schema: Any) -> str | None:
     except SchemaError as exc:
         where = "/".join(str(part) for part in exc.absolute_path)
         return f"{exc.message}" + (f" (at {where})" if where else "")
-    except Exception as exc:  # e.g. a $ref that cannot be resolved
-        return _failure(exc)
+    except PLUGIN_FAULTS as exc:  # e.g. a $ref that cannot be resolved
+        return describe_exception(exc)
     return None
 
 
@@ -450,6 +514,8 @@ def _discover(autoload: bool, local: tuple[str, ...]) -> PluginRegistry:
             loader.package(_entry_point_source(ep), f"entrypoint:{ep.name}")
     for item in local:
         loader.package(local_source(item), f"local:{item}")
+    loader.probe_schemas()
+    loader.check_api_versions()
     loader.settle_names()
     loader.check_schemas()
     return registry

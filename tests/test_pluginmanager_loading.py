@@ -108,19 +108,19 @@ class Dist:
 class EntryPoint:
     name: str
     dist: Dist
-    module: types.ModuleType | Exception
+    module: types.ModuleType | BaseException
 
     @property
     def value(self) -> str:
         return self.name
 
     def load(self) -> types.ModuleType:
-        if isinstance(self.module, Exception):
+        if isinstance(self.module, BaseException):
             raise self.module
         return self.module
 
 
-def ep(name: str, module: types.ModuleType | Exception, version: str = "1.0") -> EntryPoint:
+def ep(name: str, module: types.ModuleType | BaseException, version: str = "1.0") -> EntryPoint:
     return EntryPoint(name, Dist(name, version), module)
 
 
@@ -226,17 +226,76 @@ def test_a_plugin_with_an_invalid_args_schema_is_disabled(installed, tmp_path, c
                    "2 files checked, 1 invalid, 1 error, 0 warnings, 1 plugin problem\n")
 
 
-def test_a_schema_hook_that_breaks_a_built_in_disables_it(installed):
-    def broken_for_node_label(plugin: Any) -> Any:
-        return {"type": 5} if plugin.name == "NodeLabel" else None
+def reads_a_missing_attribute(plugin: Any) -> Any:
+    return plugin.args_schema_for_me
 
-    installed(ep("meddler", package("meddler", schema_hook=broken_for_node_label)))
+
+def breaks_node_label(plugin: Any) -> Any:
+    return {"type": 5} if plugin.name == "NodeLabel" else None
+
+
+def a_list_for_gpu(plugin: Any) -> Any:
+    return ["object"] if plugin.name == "Gpu" else None
+
+
+MEDDLER = "plugin package 'meddler' (meddler 1.0): "
+
+
+@pytest.mark.parametrize(("hook", "message"), [
+    pytest.param(reads_a_missing_attribute,
+                 "its args schema hook failed for plugin 'PrioritySort': AttributeError: type object "
+                 "'PrioritySort' has no attribute 'args_schema_for_me'", id="raises-for-every-class"),
+    pytest.param(breaks_node_label,
+                 "its args schema hook gave plugin 'NodeLabel' an invalid args schema: 5 is not valid under any "
+                 "of the given schemas (at type)", id="invalid-for-a-built-in"),
+    pytest.param(a_list_for_gpu,
+                 "its args schema hook gave plugin 'Gpu' an invalid args schema: expected a JSON Schema object, "
+                 "got list", id="invalid-for-its-own-plugin"),
+])
+def test_a_schema_hook_that_fails_leaves_its_package_out_whole_and_every_built_in_works(installed, hook,
+                                                                                          message):
+    """The package whose hook raised or answered an invalid schema is blamed, not the plugin it
+    was asked about: it goes whole (its plugin and hooks), the built-ins keep their schemas."""
+    module = package("meddler", Gpu, schema_hook=hook)
+    installed(ep("meddler", module), ep("other", package("other", MinorAhead)))
     registry = load_registry()
-    assert registry.get("NodeLabel") is None
+    assert registry.problems == [PluginProblem("plugin-load-failed", "warning", "meddler 1.0", None,
+                                               f"{MEDDLER}{message}; none of its hooks is used")]
+    assert registry.disabled == []
+    assert (registry.get("Gpu"), registry.get("MinorAhead"), registry.get("NodeLabel")) == (None, MinorAhead,
+                                                                                           NodeLabel)
+    assert registry.manager is not None and not registry.manager.is_registered(module)
+    impls = registry.manager.hook.ruleset_plugin_args_schema.get_hookimpls()
+    assert [impl.plugin_name for impl in impls] == ["ruleset.defaults"]
+    assert registry.args_schema("NodeLabel") is NodeLabel.args_schema
+    assert registry.names() == sorted([*load_registry.__wrapped__(autoload=False).names(), "MinorAhead"])
+
+
+def test_the_packages_a_failing_schema_hook_left_out_take_their_name_clashes_and_problems_along(installed):
+    """Settled again without the package: the name it shared is the other package's, and the
+    problems of its own plugins (another API version) are not reported."""
+    meddler = package("meddler", OtherGpu, FromTheFuture, schema_hook=breaks_node_label)
+    installed(ep("a", package("a", Gpu)), ep("meddler", meddler))
+    registry = load_registry()
     assert registry.problems == [PluginProblem(
-        "invalid-args-schema", "error", "built-in", "NodeLabel",
-        "built-in plugins: plugin 'NodeLabel' has an invalid args schema: 5 is not valid under any of the "
-        "given schemas (at type)")]
+        "plugin-load-failed", "warning", "meddler 1.0", None,
+        f"{MEDDLER}its args schema hook gave plugin 'NodeLabel' an invalid args schema: 5 is not valid under any "
+        "of the given schemas (at type); none of its hooks is used")]
+    assert (registry.get("Gpu"), registry.package_of("Gpu"), registry.disabled) == (Gpu, "a 1.0", [])
+
+
+def test_a_schema_hook_that_answers_for_a_built_in_validly_is_used_and_one_that_passes_is_innocent(installed):
+    def loosens_node_label(plugin: Any) -> Any:
+        return {"type": "object"} if plugin.name == "NodeLabel" else None
+
+    installed(ep("loose", package("loose", schema_hook=loosens_node_label)),
+              ep("meddler", package("meddler", schema_hook=breaks_node_label)))
+    registry = load_registry()
+    # meddler's hook is asked first (registered last) and fails; loose's then answers.
+    assert [p.message for p in registry.problems] == [
+        f"{MEDDLER}its args schema hook gave plugin 'NodeLabel' an invalid args schema: 5 is not valid under any "
+        "of the given schemas (at type); none of its hooks is used"]
+    assert (registry.get("NodeLabel"), registry.args_schema("NodeLabel")) == (NodeLabel, {"type": "object"})
 
 
 CLASH_BUILTIN = ("plugin package 'evil' (evil 1.0): plugin name 'NodeLabel' is taken by the built-in plugin "
@@ -316,6 +375,14 @@ def test_the_handle_shows_the_profile_read_only():
     assert ruleset.Handle().profile is None
 
 
+def test_the_handle_builds_its_profile_view_once_when_given_to_a_framework():
+    from tests.factories import registry_with
+
+    handle = ruleset.Handle()
+    Framework(Profile(name="once", percentage_of_nodes_to_score=0), registry_with(), handle)
+    assert (handle.profile is handle.profile, handle.profile) == (True, ruleset.ProfileView("once", 0, None))
+
+
 # ------------------------------------------------------------------------------ local modules
 GPU_MODULE = '''\
 """A plugin module under development."""
@@ -393,6 +460,36 @@ def test_a_plugin_named_with_the_option_that_does_not_load_is_an_input_error(ins
     assert run(capsys, "plugins", "--plugin", "no.such.module") == (
         2, "", "error: local plugin module 'no.such.module': cannot import: ModuleNotFoundError: No module "
                "named 'no' [plugin-load-failed]\n")
+
+
+class Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no str")
+
+
+@pytest.mark.parametrize(("module", "message"), [
+    pytest.param(Unprintable(), "cannot import: Unprintable: <unprintable message>", id="import"),
+    pytest.param(package("odd", Gpu, fail=Unprintable()),
+                 "registering its plugins failed: Unprintable: <unprintable message>; none of its hooks is used",
+                 id="registration"),
+    pytest.param(SystemExit(3), "cannot import: SystemExit: 3", id="import-calls-sys-exit"),
+    pytest.param(package("odd", Gpu, fail=SystemExit()),
+                 "registering its plugins failed: SystemExit; none of its hooks is used", id="register-calls-sys-exit"),
+])
+def test_a_package_that_fails_with_an_unprintable_exception_or_sys_exit_is_a_problem(installed, module, message):
+    installed(ep("odd", module))
+    assert load_registry().problems == [PluginProblem("plugin-load-failed", "warning", "odd 1.0", None,
+                                                      f"plugin package 'odd' (odd 1.0): {message}")]
+
+
+def test_a_local_module_whose_exception_cannot_be_printed_is_an_input_error(installed, tmp_path, capsys,
+                                                                           monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "badstr.py").write_text(
+        "class E(Exception):\n    def __str__(self):\n        raise RuntimeError('no str')\nraise E()\n")
+    assert run(capsys, "plugins", "--plugin", "badstr.py") == (
+        2, "", "error: local plugin module 'badstr.py': cannot import: E: <unprintable message> "
+               "[plugin-load-failed]\n")
 
 
 def test_the_environment_variable_loads_modules_and_reports_the_missing(installed, tmp_path, monkeypatch,

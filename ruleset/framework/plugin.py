@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
+from ruleset.errors import PLUGIN_FAULTS, describe_exception
 from ruleset.framework.args import ArgError, args_from_mapping, args_schema, args_to_mapping
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.nominator import Nominator
@@ -62,7 +63,8 @@ class Handle:
     def __init__(self, snapshot: Snapshot | None = None, nominator: Nominator | None = None) -> None:
         self.snapshot = snapshot
         self.nominator = nominator if nominator is not None else Nominator()
-        self.framework: Framework | None = None
+        self._framework: Framework | None = None
+        self._profile: ProfileView | None = None
         self.waiting_pods = WaitingPods()
         self.pending_pods: Sequence[Pod] = ()
 
@@ -77,13 +79,22 @@ class Handle:
         return self.waiting_pods.get(uid)
 
     @property
+    def framework(self) -> Framework | None:
+        """The profile's runtime, once the handle is given to one."""
+        return self._framework
+
+    @framework.setter
+    def framework(self, framework: Framework | None) -> None:
+        self._framework = framework
+        # Built here, once: plugins may read it in every hook call.
+        self._profile = None if framework is None else ProfileView(
+            framework.profile.name, framework.profile.percentage_of_nodes_to_score,
+            getattr(framework.profile, "kubernetes_version", None))
+
+    @property
     def profile(self) -> ProfileView | None:
         """The profile the framework runs, as a :class:`ProfileView` (None without a framework)."""
-        if self.framework is None:
-            return None
-        profile = self.framework.profile
-        return ProfileView(profile.name, profile.percentage_of_nodes_to_score,
-                           getattr(profile, "kubernetes_version", None))
+        return self._profile
 
     @property
     def nominated(self) -> Mapping[str, list[Pod]]:
@@ -147,12 +158,12 @@ class Plugin:
         # loader reports those, and drops what this finds); nothing it raises escapes.
         try:
             args = cls.parse_args(raw)
-        except Exception as exc:
-            return None, [ArgError((), f"cannot read args: {type(exc).__name__}: {exc}")]
+        except PLUGIN_FAULTS as exc:
+            return None, [ArgError((), f"cannot read args: {describe_exception(exc)}")]
         try:
             return args, list(cls.validate_args(args))
-        except Exception as exc:
-            return None, [ArgError((), f"validating args failed: {type(exc).__name__}: {exc}")]
+        except PLUGIN_FAULTS as exc:
+            return None, [ArgError((), f"validating args failed: {describe_exception(exc)}")]
 
     @classmethod
     def args_with_defaults(cls, raw: Mapping[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import pytest
 from ruleset import hookspecs
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.plugin import Plugin
-from ruleset.framework.results import FilterResult, NodeStatuses, PostFilterResult
+from ruleset.framework.results import FilterResult, NodeStatuses, PostFilterReport, PostFilterResult
 from ruleset.framework.status import Code, Status
 from ruleset.scheduler import Scheduler, schedule_all
 from ruleset.scheduler.loop import ScheduleRun
@@ -137,6 +137,39 @@ class Victims:
     victims: list[Any]
 
 
+@dataclass
+class Report:
+    """A PostFilter report with DefaultPreemption's fields, each set as a case needs."""
+
+    victims: list[Any] = field(default_factory=list)
+    candidates: list[Any] = field(default_factory=list)
+    why: Any = ""
+    clear_nomination: Any = False
+
+
+@dataclass
+class Jsoned:
+    """A report (or candidate) whose ``to_json()`` returns ``value``."""
+
+    value: Any
+
+    def to_json(self) -> Any:
+        return self.value
+
+
+class Opaque:
+    """A candidate without ``to_json()``."""
+
+    def __repr__(self) -> str:
+        return "<opaque>"
+
+
+def post(details: Any, node: str | None = "n1") -> Behaviour:
+    """PostFilter nominates ``node`` (Unschedulable when None) with ``details``."""
+    status = Status() if node else Status.unschedulable("no")
+    return returns(PostFilterResult(nominated_node=node, status=status, details=details))
+
+
 class Unprintable(Exception):
     def __str__(self) -> str:
         raise RuntimeError("no")
@@ -211,6 +244,21 @@ CASES = [
          {"post_filter": returns(PostFilterResult(nominated_node="n1", details=Victims(["low2"])))},
          "running PostFilter plugin 'Broken': would evict 'low2', not a pod on node 'n1'", "post_filter",
          preempts=True),
+    # A report the loop or a report cannot read: checked in the boundary, the plugin's error.
+    Case("post-filter-candidate-without-to-json", {"post_filter": post(Report(candidates=[Opaque()]))},
+         "running PostFilter plugin 'Broken': reported the candidate <opaque>, which has no to_json()",
+         "post_filter", preempts=True),
+    Case("post-filter-candidate-json-not-a-mapping", {"post_filter": post(Report(candidates=[Jsoned([1])]))},
+         "running PostFilter plugin 'Broken': a candidate's to_json() returned [1], not a mapping",
+         "post_filter", preempts=True),
+    Case("post-filter-why-not-a-string", {"post_filter": post(Report(why=None))},
+         "running PostFilter plugin 'Broken': reported why None, not a string", "post_filter", preempts=True),
+    Case("post-filter-clear-nomination-not-a-bool", {"post_filter": post(Report(clear_nomination="yes"), None)},
+         "running PostFilter plugin 'Broken': reported clear_nomination 'yes', not a bool", "post_filter",
+         preempts=True),
+    Case("post-filter-details-json-not-json", {"post_filter": post(Jsoned({"x": {1}}), None)},
+         "running PostFilter plugin 'Broken': the details' to_json() returned {'x': {1}}, not JSON "
+         "(Object of type set is not JSON serializable)", "post_filter", preempts=True),
     Case("reserve-returns-a-string", {"reserve": returns("reserved")},
          "running Reserve plugin 'Broken': returned 'reserved', not a Status", "commit"),
     Case("permit-returns-code-7", {"permit": returns(Status(7))},  # type: ignore[arg-type]
@@ -302,6 +350,27 @@ def test_a_misbehaving_hook_is_an_error_of_that_plugin_and_the_run_goes_on(case:
         assert (placements["bad"].node, placements["bad"].reason) == (None, case.message)
         assert placements["bad"].error.to_json() == expected
         assert reported(run, "bad") == [expected]
+
+
+def test_the_loop_and_score_read_the_report_the_boundary_took_from_the_details():
+    """``PostFilterResult.report``: DefaultPreemption's victims, candidates, why, and its
+    ``to_json()`` (what ``ruleset score`` prints), read inside the plugin's boundary; a
+    plugin cannot set it, and a result without details has the empty report."""
+    state = cluster(preempts=True)
+    framework = framework_for(["NodeResourcesFit", "DefaultPreemption", "DefaultBinder"], registry_with(),
+                              snapshot=state.snapshot)
+    bad = next(p for p in state.pending if p.name == "bad")
+    post = Scheduler(framework).schedule(bad).post_filter
+    report = post.report
+    candidates = [{"node": "n1", "victims": ["default/low1"], "pdbViolations": 0},
+                  {"node": "n2", "victims": ["default/low2"], "pdbViolations": 0}]
+    why = "latest start time of its most important victims"
+    assert (post.nominated_node, [v.name for v in report.victims], list(report.candidates), report.why,
+            report.clear_nomination, report.json) == (
+        "n1", ["low1"], candidates, why, False, {"candidates": candidates, "nominatedNode": "n1", "reason": why})
+    assert PostFilterResult().report == PostFilterReport()
+    with pytest.raises(TypeError):
+        PostFilterResult(report=report)  # type: ignore[call-arg]
 
 
 def test_a_failing_queueing_hint_retries_the_pod_and_names_the_plugin():
@@ -438,3 +507,88 @@ def test_a_fault_in_add_pod_for_a_nominated_pod_aborts_the_cycle_and_the_run_goe
     run = schedule_all(framework, state)
     assert {p.pod.name: (p.node is not None, p.reason) for p in run.placements} == {
         "nominee": (True, ""), "bad": (False, message), "good": (True, "")}
+
+
+# ------------------------------------------------------------------ constructors and args
+def raising(exc: BaseException) -> Callable[..., Any]:
+    def fail(*args: Any) -> Any:
+        raise exc
+    return fail
+
+
+@pytest.mark.parametrize(("method", "exc", "message"), [
+    pytest.param("__init__", SystemExit(0), "initializing plugin 'Broken': SystemExit: 0", id="init-sys-exit-0"),
+    pytest.param("__init__", SystemExit(), "initializing plugin 'Broken': SystemExit", id="init-sys-exit"),
+    pytest.param("__init__", Unprintable(), "initializing plugin 'Broken': Unprintable: <unprintable message>",
+                 id="init-unprintable"),
+    pytest.param("parse_args", SystemExit(0), "cannot read args: SystemExit: 0", id="parse-args-sys-exit"),
+    pytest.param("parse_args", Unprintable(), "cannot read args: Unprintable: <unprintable message>",
+                 id="parse-args-unprintable"),
+    pytest.param("validate_args", SystemExit(4), "validating args failed: SystemExit: 4",
+                 id="validate-args-sys-exit"),
+    pytest.param("validate_args", Unprintable(), "validating args failed: Unprintable: <unprintable message>",
+                 id="validate-args-unprintable"),
+    pytest.param("validate_args", ValueError(), "validating args failed: ValueError", id="validate-args-empty"),
+])
+def test_a_constructor_or_args_check_that_exits_or_cannot_be_printed_is_a_problem_of_the_profile(method, exc,
+                                                                                                 message):
+    """The same boundary (Exception and SystemExit) and the same wording as the hooks': a
+    plugin calling sys.exit(0) used to end the run with exit 0."""
+    from ruleset.framework.runtime import FrameworkError
+
+    fail = raising(exc)
+    cls = type("Broken", (Broken,), {method: fail if method == "__init__" else classmethod(fail)})
+    with pytest.raises(FrameworkError) as info:
+        framework_for(["Broken"], registry_with(cls))
+    where, code = ("plugins.Broken", "plugin-init-failed") if method == "__init__" else ("plugins.Broken.args",
+                                                                                          "invalid-args")
+    assert [(str(p), p.code) for p in info.value.problems] == [(f"<input>: {where}: {message}", code)]
+
+
+def test_one_boundary_and_one_description_of_an_exception():
+    from ruleset.errors import PLUGIN_FAULTS, describe_exception
+    from ruleset.framework import runtime
+
+    assert (PLUGIN_FAULTS, runtime._FAULTS is PLUGIN_FAULTS) == ((Exception, SystemExit), True)
+    assert [describe_exception(e) for e in (ValueError("x"), KeyError("k"), SystemExit(), Unprintable())] == [
+        "ValueError: x", "KeyError: 'k'", "SystemExit", "Unprintable: <unprintable message>"]
+
+
+# ------------------------------------------------------------------ preemption's one-node filter
+def one_node(codes: list[int], reasons: Any, index: list[int]) -> Behaviour:
+    return on_one_node(returns(FilterResult(np.array(codes, dtype=np.int8), reasons, np.array(index, np.int32))))
+
+
+@pytest.mark.parametrize(("behaviour", "expected"), [
+    pytest.param(one_node([2], [(), ("full",)], [1]), (Code.UNSCHEDULABLE, "full", False), id="unschedulable"),
+    pytest.param(one_node([3], [(), ("never",)], [1]), (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "never", False),
+                 id="unresolvable"),
+    pytest.param(one_node([1], [(), ("a", "b")], [1]),
+                 (Code.ERROR, FILTER + "a, b", False), id="reported-error"),
+    pytest.param(one_node([5], [(), ("skip",)], [1]),
+                 (Code.ERROR, FILTER + "skip", False), id="a-code-filter-cannot-give"),
+    pytest.param(one_node([-1], [(), ("x",)], [1]),
+                 (Code.ERROR, FILTER + "returned code -1 for node 'n1', not a status Code", True), id="code-minus-1"),
+    pytest.param(one_node([2], [()], [1]),
+                 (Code.ERROR, FILTER + "a FilterResult's reason_index points outside its reasons", True),
+                 id="index-outside"),
+    pytest.param(one_node([2], ((), ("full",)), [-1]),
+                 (Code.ERROR, FILTER + "a FilterResult's reason_index points outside its reasons", True),
+                 id="index-negative"),
+    pytest.param(one_node([2], [(), ["full"]], [1]),
+                 (Code.ERROR, FILTER + "a FilterResult's reasons must be tuples of strings, got ['full']", True),
+                 id="reasons-a-list"),
+    pytest.param(one_node([2], "full", [0]),
+                 (Code.ERROR, FILTER + "a FilterResult's reason_index points outside its reasons", True),
+                 id="reasons-a-string"),
+    # O(1): only the failing node's entry of the reasons table is read.
+    pytest.param(one_node([2], [(), ("full",), [3]], [1]), (Code.UNSCHEDULABLE, "full", False),
+                 id="an-unused-bad-entry-is-not-read"),
+])
+def test_the_one_node_filter_checks_the_one_code_and_the_one_reasons_entry(behaviour, expected):
+    state = cluster(preempts=False)
+    framework = framework_for(["Broken"], registry_with(broken(filter=behaviour)), snapshot=state.snapshot)
+    bad = next(p for p in state.pending if p.name == "bad")
+    status = framework.run_filters_on_node(CycleState(), bad, 0, state.snapshot, with_nominated=False)
+    assert (status.code, status.message(), status.fault, status.plugin, status.package) == (
+        *expected, "Broken", "test")
