@@ -35,6 +35,7 @@ autoloading on. Local modules are loaded either way: they are named explicitly.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
 import importlib.util
 import os
@@ -169,6 +170,25 @@ class PluginRegistry:
     def is_builtin(self, name: str) -> bool:
         return self.origins.get(self.canonical_name(name)) == "builtin"
 
+    def add(self, cls: type[Plugin], origin: str) -> None:
+        """Make ``cls`` usable under its name (and its aliases, unless taken), as from ``origin``."""
+        self.classes[cls.name] = cls
+        self.origins[cls.name] = origin
+        for alias in cls.aliases:
+            self.aliases.setdefault(alias, cls.name)
+
+    def with_classes(self, *classes: type[Plugin], origin: str) -> PluginRegistry:
+        """A copy of this registry to which ``classes`` are added, their schemas their own (the
+        plugin test kit and tests run code-defined plugins this way, without installing them)."""
+        copy = dataclasses.replace(self, classes=dict(self.classes), origins=dict(self.origins),
+                                   aliases=dict(self.aliases), problems=list(self.problems),
+                                   disabled=list(self.disabled), schemas=dict(self.schemas),
+                                   distributions=dict(self.distributions), cache={})
+        for cls in classes:
+            copy.add(cls, origin)
+            copy.schemas[cls.name] = cls.args_schema
+        return copy
+
     def package_of(self, name: str) -> str:
         """The package plugin ``name`` came from, as reports name it: ``built-in``, the
         distribution and its version (``ruleset-gpu 0.1.0``), or ``local: <module or file>``."""
@@ -263,7 +283,7 @@ class _Loader:
         self.pm.register(module, name=BUILTIN_MODULE)
         for cls in self._collect(module):  # built-ins that fail are a bug in ruleset: let it show
             if cls.name not in self.registry.classes:
-                self._accept(cls, "builtin")
+                self.registry.add(cls, "builtin")
 
     def package(self, source: _Source, key: str) -> bool:
         """Import and register one module; False (with a problem) when it is left out whole."""
@@ -357,7 +377,7 @@ class _Loader:
                     self.registry.disabled.append(DisabledPlugin(cls, source.package, message))
         for cls, source in self.candidates:
             if cls not in clashing and not any(d.cls is cls for d in self.registry.disabled):
-                self._accept(cls, source.package)
+                self.registry.add(cls, source.package)
 
     def probe_schemas(self) -> None:
         """Ask the ``ruleset_plugin_args_schema`` hook for every class, built-in or loaded, and
@@ -435,12 +455,6 @@ class _Loader:
             if registry.aliases.get(alias) == cls.name:
                 del registry.aliases[alias]
         self._disable(INVALID_ARGS_SCHEMA, cls, source, message)
-
-    def _accept(self, cls: type[Plugin], origin: str) -> None:
-        self.registry.classes[cls.name] = cls
-        self.registry.origins[cls.name] = origin
-        for alias in cls.aliases:
-            self.registry.aliases.setdefault(alias, cls.name)
 
     def _disable(self, code: str, cls: type[Plugin], source: _Source, message: str) -> None:
         self._problem(code, "error", source, cls.name, message)

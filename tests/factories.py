@@ -216,15 +216,7 @@ class Harness:
 
 def registry_with(*classes: type) -> Any:
     """The built-in registry plus extra plugin classes (for tests of third-party behaviour)."""
-    from ruleset.pluginmanager import PluginRegistry
-
-    base = load_registry()
-    registry = PluginRegistry(classes=dict(base.classes), origins=dict(base.origins), aliases=dict(base.aliases),
-                              manager=base.manager)
-    for cls in classes:
-        registry.classes[cls.name] = cls
-        registry.origins[cls.name] = "test"
-    return registry
+    return load_registry().with_classes(*classes, origin="test")
 
 
 def framework_for(plugins: Sequence[PluginSpec], registry: Any, *, percentage: int | None = 100,

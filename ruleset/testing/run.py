@@ -58,15 +58,7 @@ def resolve_plugin(plugin: type[Plugin] | str) -> tuple[type[Plugin], PluginRegi
     base = load_registry(autoload=False)
     if base.classes.get(getattr(plugin, "name", None)) is plugin:  # type: ignore[arg-type]
         return plugin, base
-    registry = PluginRegistry(classes=dict(base.classes), origins=dict(base.origins),
-                              aliases=dict(base.aliases), manager=base.manager, schemas=dict(base.schemas),
-                              distributions=dict(base.distributions))
-    registry.classes[plugin.name] = plugin
-    registry.origins[plugin.name] = TEST_PACKAGE
-    registry.schemas[plugin.name] = plugin.args_schema
-    for alias in plugin.aliases:
-        registry.aliases[alias] = plugin.name
-    return plugin, registry
+    return plugin, base.with_classes(plugin, origin=TEST_PACKAGE)
 
 
 def schema_errors(schema: Mapping[str, Any], args: Mapping[str, Any]) -> list[str]:
