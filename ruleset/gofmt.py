@@ -61,6 +61,8 @@ def parse_int64(text: str) -> int | None:
     body = text[1:] if text[0] in "+-" else text
     if not body or not body.isascii() or not body.isdigit():
         return None
+    if len(body.lstrip("0")) > 19:  # past int64 (and past what int() converts on Python 3.11+)
+        return None
     value = int(text)
     if not -(2**63) <= value < 2**63:
         return None
