@@ -14,6 +14,9 @@ from typing import Any
 
 from ruleset.errors import Problem
 
+#: The schedulerName kube-scheduler gives a profile that names none (``v1.DefaultSchedulerName``).
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
 #: A key path: table keys as ``str``, array indices as ``int``.
 KeyPath = tuple[str | int, ...]
 
@@ -108,6 +111,11 @@ class Profile:
     #: The extends chain, this profile's file first.
     files: list[str] = field(default_factory=list)
     description: str = ""
+    #: The ``spec.schedulerName`` of the pods this profile schedules (kube-scheduler's
+    #: ``KubeSchedulerProfile.schedulerName``).
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    #: Where ``schedulerName`` was written (in this file or one it extends); None when defaulted.
+    scheduler_name_origin: Origin | None = None
 
     def plugin(self, name: str) -> PluginConfig | None:
         for config in self.plugins:

@@ -3,7 +3,8 @@
 Exit codes: 0 written; 1 refused (items Kubernetes cannot express, each named with the
 reason; ``--allow-lossy`` drops them with a warning instead; a third-party plugin is kept by
 ``--allow-third-party``, for a kube-scheduler built with it); 2 usage or input errors
-(a profile that does not load, an existing output file without ``--force``).
+(a profile that does not load, two profiles serving one ``schedulerName``, which
+kube-scheduler refuses, an existing output file without ``--force``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ def register(subparsers: Any) -> None:
         "kube-scheduler: plugins per extension point (the smallest difference from that version's defaults "
         "that "
         "reproduces the profile's order), weights, and pluginConfig args with Kubernetes field names. "
-        "The profile name becomes the schedulerName. Anything the version cannot express is refused "
+        "Each profile keeps its schedulerName (default-scheduler unless the profile sets one; two profiles "
+        "serving one are refused, exit 2). Anything the version cannot express is refused "
         "(exit 1) unless --allow-lossy; so are third-party plugins, unless --allow-third-party.",
     )
     parser.add_argument("profiles", nargs="+", metavar="PROFILE", help="profile file or bundled profile name")
@@ -56,12 +58,16 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ruleset.cli.output import refuse_existing, write_atomic
+    from ruleset.errors import RulesetError
     from ruleset.kubeconfig.exporter import export_profiles
     from ruleset.kubeconfig.model import RefusedError
-    from ruleset.profile.loader import load_profile
+    from ruleset.profile.loader import check_scheduler_names, load_profile
 
     root = root_of(args)
     profiles = [load_profile(p, root=root) for p in args.profiles]
+    duplicates = check_scheduler_names(profiles)
+    if duplicates:
+        raise RulesetError(duplicates)
     if args.output:
         refuse_existing([Path(args.output)], args.force)  # before any work
     try:

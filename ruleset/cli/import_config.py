@@ -20,8 +20,10 @@ def register(subparsers: Any) -> None:
         "import",
         help="turn a KubeSchedulerConfiguration or Policy into profiles",
         description="Read a KubeSchedulerConfiguration (kubescheduler.config.k8s.io v1alpha1 to v1, YAML or "
-        "JSON, multi-document, or inside a ConfigMap) or a legacy scheduler Policy, merge each profile with "
-        "its version's defaults as kube-scheduler does, and write one TOML profile per schedulerName.",
+        "JSON, multi-document, inside a ConfigMap, or the schedulerConfig of a kube-scheduler-simulator "
+        "export) or a legacy scheduler Policy, merge each profile with its version's defaults as "
+        "kube-scheduler does, and write one TOML profile per schedulerName, which it keeps "
+        "(default-scheduler when the configuration names none).",
     )
     parser.add_argument("config", metavar="CONFIG", help="the configuration file (YAML or JSON)")
     parser.add_argument(

@@ -75,6 +75,7 @@ def effective_profile(argument: str, root: Path | None = None) -> dict[str, Any]
         })
     return {
         "name": profile.name,
+        "schedulerName": profile.scheduler_name,
         "description": profile.description or None,
         "files": [display_path(file) for file in profile.files],
         "percentageOfNodesToScore": profile.percentage_of_nodes_to_score,
@@ -94,6 +95,7 @@ def profile_text(document: dict[str, Any]) -> str:
     if document["description"]:
         lines.append(f"  {document['description']}")
     lines.append(f"files: {' extends '.join(document['files'])}")
+    lines.append(f"schedulerName: {document['schedulerName']}")
     pct = document["percentageOfNodesToScore"]
     lines.append(f"percentageOfNodesToScore: {pct if pct else '0 (adaptive)'}")
     lines.append("")
@@ -113,6 +115,8 @@ def profile_text(document: dict[str, Any]) -> str:
         if plugin["weight"] is not None:
             notes.append(f"weight {plugin['weight']}")
         notes.append(f"points {', '.join(plugin['points']) or '(none)'}")
+        if plugin["writtenAs"] != plugin["name"]:  # the name the extension points above list it under
+            notes.append(f"written as {plugin['writtenAs']}")
         if plugin["implicit"]:
             notes.append("added by the framework")
         elif plugin["origin"]:
@@ -137,7 +141,7 @@ def profile_toml(document: dict[str, Any]) -> str:
     """A complete profile without ``extends``: loading it builds the same framework."""
     from ruleset.profile.toml_writer import dumps
 
-    data: dict[str, Any] = {"name": document["name"]}
+    data: dict[str, Any] = {"name": document["name"], "schedulerName": document["schedulerName"]}
     if document["description"]:
         data["description"] = document["description"]
     if document["percentageOfNodesToScore"] is not None:

@@ -3,8 +3,10 @@
 Accepted: YAML or JSON; multi-document streams; ``kind: List``; a ConfigMap whose ``data``
 values hold a configuration (as ``kubectl create configmap --from-file`` writes it, and as
 kube-scheduler Deployments mount it); ``KubeSchedulerConfiguration`` of every
-``kubescheduler.config.k8s.io`` version; the legacy ``kind: Policy``. Other objects
-(Deployments, RBAC…) are skipped and counted.
+``kubescheduler.config.k8s.io`` version; the legacy ``kind: Policy``; the export of
+kubernetes-sigs/kube-scheduler-simulator (``GET /api/v1/export``, its ``ResourcesForSnap``:
+the cluster's objects beside a ``schedulerConfig``). Other objects (Deployments, RBAC…) are
+skipped and counted.
 """
 
 from __future__ import annotations
@@ -92,10 +94,44 @@ def _collect(doc: Any, label: str, found: Found, path: Path) -> None:
             found.documents.append(ConfigDocument("Policy", api_version or "v1", doc, label))
         elif kind == "ConfigMap":
             pending.append(_config_map(doc, label, found, path))
+        elif kind is None and isinstance(doc.get("schedulerConfig"), dict):
+            config, api_version = _simulator_config(doc["schedulerConfig"])
+            where = f"{label} (kube-scheduler-simulator export, schedulerConfig read as {api_version})"
+            found.documents.append(ConfigDocument("KubeSchedulerConfiguration", api_version, config, where))
         elif isinstance(doc.get("items"), list) and (kind is None or str(kind).endswith("List")):
             pending.append((item, label) for item in doc["items"])
         else:
             found.skipped[str(kind) if kind else "<no kind>"] += 1
+
+
+#: The KubeSchedulerConfiguration type of kube-scheduler-simulator's export (``configv1``
+#: since its commit f5e812e, 2023; ``v1beta2`` before).
+SIMULATOR_VERSION = f"{GROUP}/v1"
+
+
+def _simulator_config(config: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The configuration of a simulator export, and its apiVersion.
+
+    The simulator serialises a typed ``KubeSchedulerConfiguration`` whose TypeMeta is empty, so
+    the object usually names no apiVersion; its ``pluginConfig`` args do (the scheme fills
+    theirs in). Else it is the simulator's current type, :data:`SIMULATOR_VERSION`.
+    """
+    api_version = config.get("apiVersion")
+    if not isinstance(api_version, str) or not api_version:
+        api_version = next(_args_versions(config), SIMULATOR_VERSION)
+    return {**config, "apiVersion": api_version, "kind": "KubeSchedulerConfiguration"}, api_version
+
+
+def _args_versions(config: dict[str, Any]) -> Iterator[str]:
+    """The ``kubescheduler.config.k8s.io`` apiVersions the profiles' ``pluginConfig`` args name."""
+    profiles = config.get("profiles")
+    for profile in profiles if isinstance(profiles, list) else []:
+        entries = profile.get("pluginConfig") if isinstance(profile, dict) else None
+        for entry in entries if isinstance(entries, list) else []:
+            args = entry.get("args") if isinstance(entry, dict) else None
+            written = args.get("apiVersion") if isinstance(args, dict) else None
+            if isinstance(written, str) and written.startswith(GROUP + "/"):
+                yield written
 
 
 def _config_map(doc: dict, label: str, found: Found, path: Path) -> Iterator[tuple[Any, str]]:

@@ -47,6 +47,7 @@ from typing import Any
 import yaml
 
 from ruleset.config import Profile
+from ruleset.errors import RulesetError
 from ruleset.framework.defaults import RULES_PLUGIN
 from ruleset.framework.points import EXTENSION_POINTS, POINT_KEYS
 from ruleset.framework.runtime import Framework
@@ -61,6 +62,7 @@ from ruleset.kubeconfig.merge import read_profiles
 from ruleset.kubeconfig.model import LOSSY, Issue, RefusedError
 from ruleset.kubeconfig.versions import EXPORT_VERSIONS, REMOVED_IN_V1BETA2, VERSIONS, APIVersion
 from ruleset.pluginmanager import PluginRegistry, load_registry
+from ruleset.profile.loader import check_scheduler_names
 
 #: Each main point and the point that only prepares it (Filter's PreFilter, Score's PreScore).
 HELPERS = {point.key: helper for point in EXTENSION_POINTS for helper in point.implied}
@@ -76,7 +78,9 @@ NOT_IN_TREE = {
 }
 REMOVED_HINT = {
     "NodeLabel": "use NodeAffinity",
-    "NodePreferAvoidPods": "use node taints",
+    "NodePreferAvoidPods": "use node taints; it scored down the nodes whose "
+    "scheduler.alpha.kubernetes.io/preferAvoidPods annotation names the pod's controller, so dropping it "
+    "changes placements only on nodes that carry that annotation",
     "SelectorSpread": "use PodTopologySpread",
     "ServiceAffinity": "use InterPodAffinity",
     "NodeResourcesLeastAllocated": "NodeResourcesFit's scoringStrategy",
@@ -130,9 +134,14 @@ def export_profiles(
     """One KubeSchedulerConfiguration holding ``profiles``; raises RefusedError unless ``allow_lossy``.
 
     ``allow_third_party`` keeps third-party plugins (see the module docstring) instead of refusing them.
+    Two profiles serving one ``schedulerName`` raise :class:`~ruleset.errors.RulesetError` (kube-scheduler
+    would refuse the configuration; see :func:`~ruleset.profile.loader.check_scheduler_names`).
     """
     if api_version not in EXPORT_VERSIONS:
         raise ValueError(f"cannot export {api_version!r} (choose from {', '.join(EXPORT_VERSIONS)})")
+    duplicates = check_scheduler_names(profiles)
+    if duplicates:
+        raise RulesetError(duplicates)
     registry = registry or load_registry()
     version = VERSIONS[api_version]
     issues: list[Issue] = []
@@ -143,7 +152,7 @@ def export_profiles(
         entries = _entries(profile, version, registry, issues, allow_third_party)
         third_party.update((e.name, e.package) for e in entries if e.package is not None)
         plugins = _plugins(entries, version)
-        out: dict[str, Any] = {"schedulerName": profile.name}
+        out: dict[str, Any] = {"schedulerName": profile.scheduler_name}
         if plugins:
             out["plugins"] = plugins
         config = [{"name": e.name, "args": _args_object(e, version)} for e in entries if e.args]
@@ -153,7 +162,7 @@ def export_profiles(
         if pct is not None:
             if version.name == "v1":
                 out["percentageOfNodesToScore"] = pct
-            percentages.append((profile.name, pct))
+            percentages.append((profile.scheduler_name, pct))
         out_profiles.append(out)
     document: dict[str, Any] = {"apiVersion": version.api_version, "kind": "KubeSchedulerConfiguration"}
     if version.name != "v1" and percentages:

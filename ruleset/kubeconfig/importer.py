@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ruleset.config import DEFAULT_SCHEDULER_NAME
 from ruleset.errors import Problem, RulesetError
 from ruleset.framework.plugin import check_plugin_args
 from ruleset.framework.points import EXTENSION_POINTS, POINT_KEYS, effective_points, implemented_points
@@ -179,7 +180,9 @@ def translate(up: UpstreamProfile, registry: PluginRegistry) -> ImportedProfile:
         plugins[name] = table
     _unused_plugin_config(up, source_of, strategy, reported, report)
 
-    data: dict[str, Any] = {"name": up.name or "default-scheduler"}
+    # kube-scheduler's defaulting names a lone profile that names none (merge sets it; this is the fallback).
+    scheduler_name = up.name or DEFAULT_SCHEDULER_NAME
+    data: dict[str, Any] = {"name": scheduler_name, "schedulerName": scheduler_name}
     data["description"] = f"{up.api_version} profile {up.name!r}, imported by ruleset"
     if up.percentage_of_nodes_to_score is not None:
         data["percentageOfNodesToScore"] = up.percentage_of_nodes_to_score

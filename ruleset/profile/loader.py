@@ -17,7 +17,7 @@ import difflib
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from ruleset.config import KeyPath, Origin, PluginConfig, Profile, RuleConfig, S
 from ruleset.errors import Problem, RulesetError, format_path
 from ruleset.framework.points import MAX_WEIGHT
 from ruleset.framework.validation import Finding, PluginCheck, check_plugins
+from ruleset.gofmt import go_quote
 from ruleset.pluginmanager import PluginRegistry, load_registry
 from ruleset.profile.schema import profile_validator
 from ruleset.profile.toml_positions import index_positions, locate, string_column
@@ -287,7 +288,8 @@ def outside_root(value: str, base_dir: Path, root: Path) -> str | None:
 
 
 #: The top-level keys a profile may have: a file with others, or without a name, is not one.
-_PROFILE_KEYS = frozenset({"name", "description", "extends", "percentageOfNodesToScore", "plugins", "rules"})
+_PROFILE_KEYS = frozenset({"name", "schedulerName", "description", "extends", "percentageOfNodesToScore",
+                           "plugins", "rules"})
 
 
 def is_profile(pf: ProfileFile) -> bool:
@@ -372,7 +374,15 @@ class _Assembler:
             profile.percentage_of_nodes_to_score = base.percentage_of_nodes_to_score
             profile.rules = list(base.rules)
             profile.files = list(base.files)
+            profile.scheduler_name = base.scheduler_name
+            profile.scheduler_name_origin = base.scheduler_name_origin
         profile.files.insert(0, str(path))
+        if "schedulerName" in data:
+            # A value the schema rejects serves no name (rather than the default, which would
+            # add a duplicate to the report).
+            scheduler_name = data["schedulerName"]
+            profile.scheduler_name = scheduler_name if isinstance(scheduler_name, str) else ""
+            profile.scheduler_name_origin = pf.origin(("schedulerName",), value=True)
         if isinstance(data.get("description"), str):
             profile.description = data["description"]
         pct = data.get("percentageOfNodesToScore")
@@ -507,6 +517,49 @@ def check_profile_argument(value: str | Path, registry: PluginRegistry | None = 
     if check.errors or check.profile is None:
         raise RulesetError(check.errors or [Problem("cannot load profile", file=str(resolved))])
     return check
+
+
+def check_scheduler_names(profiles: Sequence[Profile]) -> list[Problem]:
+    """Profiles that one scheduler would run (``schedule --profile a --profile b``, ``export a b``)
+    serving a ``schedulerName`` an earlier one serves: one ``duplicate-scheduler-name`` error per
+    later profile, as kube-scheduler's ``ValidateKubeSchedulerConfiguration`` reports
+    ``profiles[i].schedulerName: Duplicate value``.
+
+    Each is located at the profile's ``schedulerName`` when its own file writes it, else at the
+    first line of its file, and says where the name comes from (the default, or a file it extends).
+    """
+    problems: list[Problem] = []
+    first: dict[str, Profile] = {}
+    for profile in profiles:
+        if not profile.scheduler_name:
+            continue  # not a string, or empty: the schema's error says so
+        earlier = first.get(profile.scheduler_name)
+        if earlier is None:  # (the same Profile object twice is a duplicate too)
+            first[profile.scheduler_name] = profile
+            continue
+        origin, own_note = _scheduler_name_source(profile)
+        other, other_note = _scheduler_name_source(earlier)
+        where = f"{display_path(other.file)}:{other.line}:{other.column}" if other.file else "another profile"
+        if other_note:
+            where = f"{display_path(other.file)}, {other_note}" if other.file else other_note
+        message = f"Duplicate value: {go_quote(profile.scheduler_name)} (also the schedulerName of {where})"
+        if own_note:
+            message += f"; this profile serves it {own_note}: set schedulerName to serve another"
+        problems.append(origin.problem(message, "schedulerName", "duplicate-scheduler-name"))
+    return problems
+
+
+def _scheduler_name_source(profile: Profile) -> tuple[Origin, str]:
+    """Where to report ``profile``'s schedulerName, and how it got it when its own file does not
+    write it (``"by default"``, ``"as inherited from base.toml:2:17"``; empty when it does)."""
+    file = profile.files[0] if profile.files else None
+    origin = profile.scheduler_name_origin
+    if origin is not None and origin.file == file:
+        return origin, ""
+    at_top = Origin(file, 1, 1) if file else Origin()
+    if origin is None or origin.file is None:
+        return at_top, "by default"
+    return at_top, f"as inherited from {display_path(origin.file)}:{origin.line}:{origin.column}"
 
 
 def load_profile(path: str | Path, registry: PluginRegistry | None = None,

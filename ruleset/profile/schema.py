@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ruleset.config import DEFAULT_SCHEDULER_NAME
 from ruleset.framework.defaults import RULES_PLUGIN
 from ruleset.framework.points import MAX_WEIGHT, POINT_KEYS
 from ruleset.pluginmanager import PluginRegistry
@@ -280,6 +281,11 @@ def _build_profile_schema(registry: PluginRegistry) -> dict[str, Any]:
         "required": ["name"],
         "properties": {
             "name": {"type": "string", "minLength": 1, "description": "The profile's name."},
+            "schedulerName": {"type": "string", "minLength": 1, "default": DEFAULT_SCHEDULER_NAME,
+                              "description": "The spec.schedulerName of the pods this profile schedules "
+                                             "(kube-scheduler's profiles[].schedulerName); inherited through "
+                                             "extends. Profiles run or exported together need distinct "
+                                             "ones."},
             "description": {"type": "string"},
             "extends": {"type": "string", "minLength": 1,
                         "description": "A bundled profile name, or a path relative to this file."},

@@ -14,9 +14,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ruleset.validate.checks import FileResult, Report, expand_paths, validate_files
+    from ruleset.validate.checks import FileResult, Report, expand_arguments, expand_paths, validate_files
 
-__all__ = ["FORMATS", "FileResult", "Report", "expand_paths", "render", "validate_files"]
+__all__ = ["FORMATS", "FileResult", "Report", "expand_arguments", "expand_paths", "render", "validate_files"]
 
 #: Output format -> the module that renders it (``render(report) -> str``); the one list of formats.
 FORMATS: dict[str, str] = {
@@ -37,6 +37,6 @@ def render(report: Report, output: str) -> str:
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("FileResult", "Report", "expand_paths", "validate_files"):
+    if name in ("FileResult", "Report", "expand_arguments", "expand_paths", "validate_files"):
         return getattr(importlib.import_module("ruleset.validate.checks"), name)
     raise AttributeError(f"module 'ruleset.validate' has no attribute {name!r}")

@@ -5,8 +5,12 @@ JSON Schema with every plugin's args schema, ``extends``, and every rule about t
 profile's plugins: args, hooks, points, weights, QueueSort and Bind, rules' selectors); a
 file without errors is then built into the :class:`~ruleset.framework.runtime.Framework`
 the scheduler would run, which finds what only constructing the plugins can.
-Across the files, duplicate profile names are reported as kube-scheduler reports
-duplicate ``schedulerName`` values.
+Across the files, duplicate profile names are reported (a name picks a profile out in the
+outputs of ``show``, ``schedule`` and ``score``). Files validated ``one_scheduler`` are the
+profiles of one scheduler, as ``export`` and ``schedule`` take several: two that serve one
+``schedulerName`` are then an error too, as kube-scheduler reports it
+(:func:`~ruleset.profile.loader.check_scheduler_names`). Without it they are not: a folder of
+drop-in alternatives (the bundled profiles) all serve ``default-scheduler``.
 
 Problems found in a file that another one extends are reported once, against that file;
 the extending file gets one ``extends-invalid`` error at its ``extends`` value.
@@ -21,11 +25,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ruleset.config import Profile
 from ruleset.errors import Problem, RulesetError
 from ruleset.framework.runtime import Framework
 from ruleset.gofmt import go_quote
 from ruleset.pluginmanager import PluginProblem, PluginRegistry, load_registry
-from ruleset.profile.loader import ProfileCheck, ProfileFile, check_profile_files, display_path
+from ruleset.profile.loader import (
+    ProfileCheck,
+    ProfileFile,
+    check_profile_files,
+    check_scheduler_names,
+    display_path,
+)
 
 _GLOB_CHARS = frozenset("*?[")
 
@@ -89,6 +100,17 @@ def expand_paths(arguments: Iterable[str], notes: list[Problem] | None = None) -
     nothing, or a folder holding no ``*.toml`` file. What a folder holds that is not a
     regular file is skipped, each with a warning appended to ``notes``.
     """
+    out, problems = expand_arguments(arguments, notes)
+    if problems:
+        raise RulesetError(problems)
+    return out
+
+
+def expand_arguments(arguments: Iterable[str],
+                     notes: list[Problem] | None = None) -> tuple[list[Path], list[Problem]]:
+    """:func:`expand_paths` without raising: the files, and one ``io-error`` problem (its file
+    the argument) per argument that names none, for :func:`validate_files` to report beside
+    the files that do exist."""
     notes = notes if notes is not None else []
     out: list[Path] = []
     seen: set[str] = set()
@@ -115,9 +137,7 @@ def expand_paths(arguments: Iterable[str], notes: list[Problem] | None = None) -
             if key not in seen:
                 seen.add(key)
                 out.append(file)
-    if problems:
-        raise RulesetError(problems)
-    return out
+    return out, problems
 
 
 def _toml_files(folder: Path, notes: list[Problem]) -> list[Path]:
@@ -139,12 +159,17 @@ def _toml_files(folder: Path, notes: list[Problem]) -> list[Path]:
 
 
 def validate_files(paths: Sequence[Path], registry: PluginRegistry | None = None,
-                   strict: bool = False, root: Path | None = None) -> Report:
+                   strict: bool = False, root: Path | None = None, one_scheduler: bool = False,
+                   missing: Sequence[Problem] = ()) -> Report:
     """Check every file of ``paths`` (see the module docstring); never raises for a bad profile.
     ``extends`` may not leave ``root`` (default: each file's own, see
-    :func:`~ruleset.profile.loader.default_root`)."""
+    :func:`~ruleset.profile.loader.default_root`). ``one_scheduler``: the files are the
+    profiles of one scheduler (duplicate ``schedulerName`` values are errors). ``missing``:
+    arguments that named no file (:func:`expand_arguments`), each reported as a file of its own
+    after the others."""
     registry = registry or load_registry()
     results: dict[str, FileResult] = {}
+    served: list[Profile] = []
 
     def result(file: str) -> FileResult:
         key = os.path.realpath(file)
@@ -172,6 +197,8 @@ def validate_files(paths: Sequence[Path], registry: PluginRegistry | None = None
                 counts = chain_errors.setdefault(own, {})
                 counts[target.path] = counts.get(target.path, 0) + 1
         mine.seconds = time.perf_counter() - started
+        if check.profile is not None:
+            served.append(check.profile)
         pf = check.files.get(Path(path).resolve())
         if pf is None or not pf.parsed:
             continue
@@ -195,12 +222,17 @@ def validate_files(paths: Sequence[Path], registry: PluginRegistry | None = None
         mine.problems.append(Problem(f"cannot extend {pf.data.get('extends')!r}: {detail}", file=mine.path,
                                      line=origin.line, column=origin.column, path="extends",
                                      code="extends-invalid"))
+    if one_scheduler:
+        for problem in check_scheduler_names(served):
+            target = result(problem.file) if problem.file else results[os.path.realpath(paths[0])]
+            target.problems.append(replace(problem, file=target.path))
     inputs = {os.path.realpath(p) for p in paths}
     files = []
     for key, file in results.items():
         if file.problems or key in inputs:
             file.problems = _ordered(file.problems)
             files.append(file)
+    files.extend(FileResult(problem.file or "", [problem]) for problem in missing)
     return Report(files, strict=strict, plugin_problems=list(registry.problems))
 
 

@@ -52,6 +52,8 @@ CODES: dict[str, ProblemCode] = {
     "duplicate-rule": ProblemCode("error", "Two rules with the same name in one file."),
     "invalid-selector": ProblemCode("error", "A rule's label selector does not parse."),
     "duplicate-profile-name": ProblemCode("error", "Two validated profiles with the same name."),
+    "duplicate-scheduler-name": ProblemCode("error", "Two profiles of one scheduler (export, schedule, "
+                                            "validate --one-scheduler) serve the same schedulerName."),
     # building the framework
     "no-queue-sort": ProblemCode("error", "No QueueSort plugin is enabled."),
     "multiple-queue-sort": ProblemCode("error", "More than one QueueSort plugin is enabled."),

@@ -1,7 +1,11 @@
 """``ruleset import``: one TOML per profile, atomically, never overwriting; refusals exit 1."""
 
+import json
 import sys
 from pathlib import Path
+
+import pytest
+import yaml
 
 from ruleset.cli import main
 
@@ -63,3 +67,77 @@ def test_invalid_configuration_exits_1_even_with_allow_lossy(tmp_path, capsys):
     )
     assert main(["import", str(config), "--allow-lossy"]) == 1
     assert "enabled twice at score" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ schedulerName
+KSC = "kind: KubeSchedulerConfiguration\napiVersion: kubescheduler.config.k8s.io/"
+
+
+@pytest.mark.parametrize("config,expected", [
+    pytest.param(KSC + "v1beta1\n", [("default.toml", "default-scheduler")], id="no-profiles"),
+    pytest.param(KSC + "v1\nprofiles:\n- plugins: {}\n", [("default.toml", "default-scheduler")],
+                 id="one-profile-naming-none"),
+    pytest.param(KSC + "v1\nprofiles:\n- schedulerName: batch\n- schedulerName: gpu-scheduler\n",
+                 [("batch.toml", "batch"), ("gpu-scheduler.toml", "gpu-scheduler")], id="named"),
+    pytest.param(KSC + "v1alpha1\nschedulerName: legacy\n", [("legacy.toml", "legacy")], id="v1alpha1-top-level"),
+])
+def test_each_written_profile_serves_its_scheduler_name(tmp_path, capsys, config, expected):
+    source = tmp_path / "config.yaml"
+    source.write_text(config)
+    out = tmp_path / "out"
+    assert main(["import", str(source), "-o", str(out)]) == 0
+    written = sorted((p.name, tomllib.loads(p.read_text())) for p in out.iterdir())
+    assert [(name, data["schedulerName"]) for name, data in written] == expected
+    assert all(data["name"] == data["schedulerName"] for _, data in written)
+    capsys.readouterr()
+    # ... which export writes back: the round trip keeps every name.
+    assert main(["export", *(str(out / name) for name, _ in expected), "--api-version", "v1", "--allow-lossy"]) == 0
+    document = yaml.safe_load(capsys.readouterr().out)
+    assert [p["schedulerName"] for p in document["profiles"]] == [name for _, name in expected]
+
+
+def simulator_export(config):
+    """What kube-scheduler-simulator's ``GET /api/v1/export`` answers (simulator/snapshot/snapshot.go
+    ResourcesForSnap): the cluster's objects, and the scheduler's configuration under ``schedulerConfig``,
+    serialised from a typed KubeSchedulerConfiguration whose apiVersion and kind are empty."""
+    return json.dumps({"pods": [], "nodes": [], "pvs": [], "pvcs": [], "storageClasses": [],
+                       "priorityClasses": [], "schedulerConfig": config, "namespaces": []})
+
+
+def args(api_version):
+    return {"name": "InterPodAffinity",
+            "args": {"kind": "InterPodAffinityArgs", "apiVersion": api_version, "hardPodAffinityWeight": 5}}
+
+
+@pytest.mark.parametrize("config,version,release", [
+    pytest.param({"parallelism": 16, "profiles": [{"schedulerName": "sim", "pluginConfig": [
+        args("kubescheduler.config.k8s.io/v1")]}]}, "v1", "1.28", id="args-name-v1"),
+    pytest.param({"parallelism": 16, "profiles": [{"schedulerName": "sim", "pluginConfig": [
+        args("kubescheduler.config.k8s.io/v1beta2")]}]}, "v1beta2", "1.22", id="args-name-v1beta2"),
+    pytest.param({"profiles": [{"schedulerName": "sim"}]}, "v1", "1.28", id="nothing-names-a-version"),
+    pytest.param({"apiVersion": "kubescheduler.config.k8s.io/v1beta3", "profiles": [{"schedulerName": "sim"}]},
+                 "v1beta3", "1.23", id="own-apiVersion"),
+])
+def test_kube_scheduler_simulator_export(tmp_path, capsys, config, version, release):
+    source = tmp_path / "export.json"
+    source.write_text(simulator_export(config))
+    assert main(["import", str(source)]) == 0
+    out = capsys.readouterr().out
+    api = f"kubescheduler.config.k8s.io/{version}"
+    assert out.splitlines()[1:3] == [
+        f"# Imported by `ruleset import` from {source} (kube-scheduler-simulator export, schedulerConfig read as "
+        f"{api}): profiles[0]",
+        f"# ({api}, merged with the kube-scheduler {release} defaults).",
+    ]
+    data = tomllib.loads(out.split("\n", 1)[1])
+    assert (data["name"], data["schedulerName"]) == ("sim", "sim")
+    hard = data["plugins"]["InterPodAffinity"].get("args", {}).get("hardPodAffinityWeight")
+    assert hard == (5 if config["profiles"][0].get("pluginConfig") else None)
+
+
+def test_simulator_export_without_a_configuration(tmp_path, capsys):
+    source = tmp_path / "export.json"
+    source.write_text(simulator_export(None))
+    assert main(["import", str(source)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {source}: no KubeSchedulerConfiguration or scheduler Policy found (skipped: 1 <no kind>)\n")

@@ -131,3 +131,99 @@ def test_invalid_profile_exits_2_with_located_errors(tmp_path, capsys):
 def test_unknown_profile_name_exits_2(capsys):
     code, _, err = run(capsys, "no-such-profile")
     assert code == 2 and "no such profile file, and no bundled profile of that name" in err
+
+
+# ------------------------------------------------------------------ aliases and schedulerName
+ALIASES = """\
+name = "aliases"
+schedulerName = "legacy"
+[plugins.PrioritySort]
+[plugins.ServiceSpreading]
+weight = 2
+[plugins.ResourceLimits]
+weight = 3
+[plugins.DefaultBinder]
+"""
+
+
+@pytest.mark.parametrize("files,argument,expected", [
+    # (issue 12: a KeyError once, the extension points listing the name as written)
+    pytest.param({"p.toml": ALIASES}, "p.toml", [
+        "profile aliases",
+        "files: p.toml",
+        "schedulerName: legacy",
+        "percentageOfNodesToScore: 0 (adaptive)",
+        "",
+        "extension points, in run order:",
+        "  queueSort   PrioritySort",
+        "  preScore    ServiceSpreading, ResourceLimits",
+        "  score       ServiceSpreading×2, ResourceLimits×3",
+        "  bind        DefaultBinder",
+        "",
+        "plugins:",
+        "  PrioritySort  (points queueSort; from p.toml:3:10)",
+        "  SelectorSpread  (weight 2; points preScore, score; written as ServiceSpreading; from p.toml:4:10)",
+        "      zoneWeighting = 0.6666666666666666",
+        "  NodeResourceLimits  (weight 3; points preScore, score; written as ResourceLimits; from p.toml:6:10)",
+        "  DefaultBinder  (points bind; from p.toml:8:10)",
+    ], id="both-aliases"),
+    pytest.param({"p.toml": 'name = "p"\n[plugins.ResourceLimits]\n'}, "p.toml", [
+        "profile p",
+        "files: p.toml",
+        "schedulerName: default-scheduler",
+        "percentageOfNodesToScore: 0 (adaptive)",
+        "",
+        "extension points, in run order:",
+        "  queueSort   PrioritySort",
+        "  preScore    ResourceLimits",
+        "  score       ResourceLimits×1",
+        "  bind        DefaultBinder",
+        "",
+        "plugins:",
+        "  NodeResourceLimits  (weight 1; points preScore, score; written as ResourceLimits; from p.toml:2:10)",
+        "  PrioritySort  (points queueSort; added by the framework)",
+        "  DefaultBinder  (points bind; added by the framework)",
+    ], id="alias-alone"),
+    pytest.param({"base.toml": ALIASES, "p.toml": 'name = "p"\nextends = "base.toml"\n[plugins.SelectorSpread]\n'
+                  "weight = 5\n"}, "p.toml", [
+        "profile p",
+        "files: p.toml extends base.toml",
+        "schedulerName: legacy",
+        "percentageOfNodesToScore: 0 (adaptive)",
+        "",
+        "extension points, in run order:",
+        "  queueSort   PrioritySort",
+        "  preScore    ServiceSpreading, ResourceLimits",
+        "  score       ServiceSpreading×5, ResourceLimits×3",
+        "  bind        DefaultBinder",
+        "",
+        "plugins:",
+        "  PrioritySort  (points queueSort; from base.toml:3:10)",
+        "  SelectorSpread  (weight 5; points preScore, score; written as ServiceSpreading; from p.toml:3:10)",
+        "      zoneWeighting = 0.6666666666666666",
+        "  NodeResourceLimits  (weight 3; points preScore, score; written as ResourceLimits; from base.toml:6:10)",
+        "  DefaultBinder  (points bind; from base.toml:8:10)",
+    ], id="alias-inherited-canonical-in-child"),
+])
+def test_aliases(tmp_path, monkeypatch, capsys, files, argument, expected):
+    monkeypatch.chdir(tmp_path)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    code, out, err = run(capsys, argument)
+    assert (code, err) == (0, "")
+    assert out.splitlines() == expected
+
+
+@pytest.mark.parametrize("files,scheduler_name", [
+    pytest.param({"p.toml": ALIASES}, "legacy", id="own"),
+    pytest.param({"p.toml": 'name = "p"\nextends = "default"\n'}, "default-scheduler", id="default"),
+])
+def test_scheduler_name_in_json_and_flattened_toml(tmp_path, monkeypatch, capsys, files, scheduler_name):
+    monkeypatch.chdir(tmp_path)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert json.loads(run(capsys, "p.toml", "-o", "json")[1])["schedulerName"] == scheduler_name
+    flat = run(capsys, "p.toml", "-o", "toml")[1]
+    assert tomllib.loads(flat)["schedulerName"] == scheduler_name
+    (tmp_path / "flat.toml").write_text(flat, encoding="utf-8")
+    assert load_profile(tmp_path / "flat.toml").scheduler_name == scheduler_name

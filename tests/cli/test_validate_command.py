@@ -96,15 +96,56 @@ def test_recursive_glob(tree, capsys):
 
 
 @pytest.mark.parametrize("argument,message", [
-    ("nope.toml", "error: nope.toml: no such file or directory"),
-    ("profiles/*.yaml", "error: profiles/*.yaml: no files match this pattern"),
-    ("empty", "error: empty: no *.toml files in this folder"),
+    ("nope.toml", "nope.toml: error: no such file or directory [io-error]"),
+    ("profiles/*.yaml", "profiles/*.yaml: error: no files match this pattern [io-error]"),
+    ("empty", "empty: error: no *.toml files in this folder [io-error]"),
 ])
-def test_usage_errors_exit_2(tree, capsys, argument, message):
+def test_a_path_naming_no_file_is_reported_and_the_others_still_checked(tree, capsys, argument, message):
     (tree / "empty").mkdir()
-    code, out, err = run(capsys, "profiles/good.toml", argument)
-    assert (code, out) == (2, "")
-    assert err.splitlines() == [message]
+    code, out, err = run(capsys, "profiles/bad.toml", argument)
+    assert (code, err) == (2, "")
+    assert out.splitlines() == [UNKNOWN, CONFLICT, message, "2 files checked, 2 invalid, 3 errors, 0 warnings"]
+
+
+def test_a_missing_file_in_json(tree, capsys):
+    code, out, err = run(capsys, "-o", "json", "profiles/warns.toml", "missing.toml")
+    assert (code, err) == (2, "")
+    document = json.loads(out)
+    assert document["files"] == [
+        {"path": "profiles/warns.toml", "valid": True, "problems": [
+            {"severity": "warning", "code": "weight-without-score", "line": 4, "column": 10,
+             "path": "plugins.NodeName.weight", "message": NO_SCORE}]},
+        {"path": "missing.toml", "valid": False, "problems": [
+            {"severity": "error", "code": "io-error", "line": None, "column": None, "path": None,
+             "message": "no such file or directory"}]},
+    ]
+    assert document["summary"] == {"files": 2, "invalid": 1, "errors": 1, "warnings": 1, "pluginProblems": 0}
+
+
+SAME = 'name = "{name}"\nschedulerName = "shared"\n'
+DEFAULTED = "this profile serves it by default: set schedulerName to serve another"
+
+
+@pytest.mark.parametrize("files,argv,expected,code", [
+    pytest.param({"a": SAME, "b": SAME}, ["--one-scheduler", "a.toml", "b.toml"], [
+        'b.toml:2:17: error: schedulerName: Duplicate value: "shared" (also the schedulerName of a.toml:2:17) '
+        "[duplicate-scheduler-name]",
+        "2 files checked, 1 invalid, 1 error, 0 warnings"], 1, id="written"),
+    pytest.param({"a": 'name = "a"\n', "b": 'name = "b"\n'}, ["--one-scheduler", "a.toml", "b.toml"], [
+        'b.toml:1:1: error: schedulerName: Duplicate value: "default-scheduler" (also the schedulerName of '
+        f"a.toml, by default); {DEFAULTED} [duplicate-scheduler-name]",
+        "2 files checked, 1 invalid, 1 error, 0 warnings"], 1, id="defaulted"),
+    pytest.param({"a": SAME, "b": 'name = "b"\nschedulerName = "other"\n'}, ["--one-scheduler", "a.toml", "b.toml"],
+                 ["2 files checked, 0 invalid, 0 errors, 0 warnings"], 0, id="distinct"),
+    # Without --one-scheduler the files are alternatives (a folder of drop-in profiles): not an error.
+    pytest.param({"a": SAME, "b": SAME}, ["a.toml", "b.toml"],
+                 ["2 files checked, 0 invalid, 0 errors, 0 warnings"], 0, id="alternatives"),
+])
+def test_one_scheduler_compares_scheduler_names(tmp_path, monkeypatch, capsys, files, argv, expected, code):
+    monkeypatch.chdir(tmp_path)
+    for name, text in files.items():
+        (tmp_path / f"{name}.toml").write_text(text.replace("{name}", name))
+    assert run(capsys, *argv) == (code, "\n".join(expected) + "\n", "")
 
 
 def test_no_path_is_a_usage_error(tree, capsys):
@@ -288,3 +329,8 @@ def test_sarif_of_a_clean_run_is_valid(tree, capsys):
     log = json.loads(out)
     jsonschema.Draft7Validator(SARIF_SCHEMA).validate(log)
     assert log["runs"][0]["results"] == []
+
+
+def test_when_no_argument_names_a_file_there_is_no_report(tree, capsys):
+    assert run(capsys, "-o", "json", "nope.toml", "profiles/*.yaml") == (
+        2, "", "error: nope.toml: no such file or directory\nerror: profiles/*.yaml: no files match this pattern\n")

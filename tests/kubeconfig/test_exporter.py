@@ -27,7 +27,7 @@ def test_default_profile_keeps_filter_and_defaults_it_does_not_model():
     doc = export_profiles([load_profile("default")], "v1beta1").document
     assert doc["apiVersion"] == "kubescheduler.config.k8s.io/v1beta1"
     [profile] = doc["profiles"]
-    assert profile["schedulerName"] == "default"
+    assert profile["schedulerName"] == "default-scheduler"
     plugins = profile["plugins"]
     # Filter, PostFilter, QueueSort, Bind and the volume plugins are kube-scheduler's defaults as they are.
     assert set(plugins) == {"preFilter", "preScore", "score"}

@@ -87,6 +87,7 @@ def replace(base, name, table, after=None):
 def profile(name, api, plugins, **extra):
     return {
         "name": name,
+        "schedulerName": name,
         "description": f"kubescheduler.config.k8s.io/{api} profile {name!r}, imported by ruleset",
         **extra,
         "plugins": plugins,

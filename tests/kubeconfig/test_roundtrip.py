@@ -41,10 +41,13 @@ def round_trip(profile, version, tmp_path, allow_lossy=False):
     result = import_config(config, registry)
     assert [i for i in result.issues if i.severity in (LOSSY, "invalid")] == []
     [imported] = result.profiles
-    assert imported.name == profile.name
+    # The profile's schedulerName goes there and back (the profile name is not exported).
+    assert imported.data["schedulerName"] == profile.scheduler_name
     toml = tmp_path / f"{profile.name}-{version}.toml"
     toml.write_text(render(imported))
-    return exported, load_profile(toml, registry)
+    reimported = load_profile(toml, registry)
+    assert reimported.scheduler_name == profile.scheduler_name
+    return exported, reimported
 
 
 def assert_same(original, reimported, dropped=()):

@@ -15,6 +15,7 @@ from tests.kubeconfig.helpers import effective, gang_installed
 
 GANG = """\
 name = "gang"
+schedulerName = "gang"
 [plugins.NodeUnschedulable]
 [plugins.TaintToleration]
 weight = 2
@@ -26,6 +27,7 @@ args = { permitWaitingTimeSeconds = 10 }
 #: Gang at a point in the middle of the order, Quota (args schema from the package's hook) too.
 MIDDLE = """\
 name = "middle"
+schedulerName = "middle"
 [plugins.NodeUnschedulable]
 [plugins.Gang]
 weight = 3

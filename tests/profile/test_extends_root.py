@@ -168,7 +168,7 @@ def test_a_file_that_is_no_profile_is_refused_without_its_content(capsys, projec
     assert code == 2 and OUTSIDE_SECRET not in out + err
     assert err == ("error: p.toml:2:11: extends: cannot extend 'secrets.toml': it is not a ruleset profile (a "
                    "profile has a name, and no keys but description, extends, name, percentageOfNodesToScore, "
-                   "plugins, rules)\n")
+                   "plugins, rules, schedulerName)\n")
 
 
 @pytest.mark.parametrize("extends", [

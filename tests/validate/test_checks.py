@@ -18,7 +18,7 @@ from ruleset.errors import RulesetError
 from ruleset.framework.plugin import Plugin
 from ruleset.framework.runtime import Framework
 from ruleset.profile.loader import load_profile
-from ruleset.validate import expand_paths, validate_files
+from ruleset.validate import expand_arguments, expand_paths, validate_files
 from ruleset.validate.codes import CODES
 from tests.factories import registry_with
 from tests.validate.profiles_for_speed import write_profiles
@@ -134,6 +134,19 @@ def test_expand_paths_rejects_what_does_not_exist(tmp_path, monkeypatch):
         expand_paths(["a.toml", "b.toml", "*.yaml"])
     assert [(p.file, p.message) for p in info.value.problems] == [
         ("b.toml", "no such file or directory"), ("*.yaml", "no files match this pattern")]
+
+
+def test_expand_arguments_returns_what_names_no_file_beside_what_does(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.toml").write_text('name = "a"\n')
+    paths, missing = expand_arguments(["b.toml", "a.toml", "*.yaml"])
+    assert paths == [Path("a.toml")]
+    assert [(p.file, p.line, p.message, p.code) for p in missing] == [
+        ("b.toml", None, "no such file or directory", "io-error"),
+        ("*.yaml", None, "no files match this pattern", "io-error")]
+    report = validate_files(paths, REGISTRY, missing=missing)
+    assert [(f.path, f.errors) for f in report.files] == [("a.toml", 0), ("b.toml", 1), ("*.yaml", 1)]
+    assert report.exit_code == 2
 
 
 # --------------------------------------------------------------------------------- speed
