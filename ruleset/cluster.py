@@ -75,21 +75,23 @@ def resolve_priority(pod: Pod, classes: dict[str, PriorityClass],
 
 
 def _duplicate_problems(kind: str, objects: Iterable[tuple[str, Origin | None]]) -> list[Problem]:
-    """One located problem per object whose name (``namespace/name`` for pods) came before, for
-    the first :data:`MAX_LISTED_DUPLICATES`; then one line counting the rest, located at the
-    first of them."""
-    seen: set[str] = set()
+    """One located problem per object whose name (``namespace/name`` for pods) came before,
+    naming where it came first, for the first :data:`MAX_LISTED_DUPLICATES`; then one line
+    counting the rest, located at the first of them."""
+    first: dict[str, Origin | None] = {}
     duplicates: list[tuple[str, Origin | None]] = []
     for name, origin in objects:
-        if name in seen:
+        if name in first:
             duplicates.append((name, origin))
-        seen.add(name)
+        else:
+            first[name] = origin
     problems = []
     for name, origin in duplicates[:MAX_LISTED_DUPLICATES]:
         file, line, where = _location(origin)
         subject = f"{kind} {name}"
-        problems.append(Problem(f"duplicate {kind} {name!r}", file=file, line=line,
-                                path=f"{where}: {subject}" if where else subject, code="duplicate"))
+        problems.append(Problem(f"duplicate {kind} {name!r}{_first_at(first[name], origin)}", file=file,
+                                line=line, path=f"{where}: {subject}" if where else subject,
+                                code="duplicate"))
     rest = duplicates[MAX_LISTED_DUPLICATES:]
     if rest:
         file, line, where = _location(rest[0][1])
@@ -97,6 +99,20 @@ def _duplicate_problems(kind: str, objects: Iterable[tuple[str, Origin | None]])
                                 f"(only the first {MAX_LISTED_DUPLICATES} are listed)",
                                 file=file, line=line, path=where, code="duplicate"))
     return problems
+
+
+def _first_at(first: Origin | None, duplicate: Origin | None) -> str:
+    """`` (first at FILE:LINE)``, or `` (first at line N)`` in the duplicate's own file."""
+    if first is None:
+        return ""
+    file, line, where = _location(first)
+    if duplicate is not None and duplicate.file == first.file:
+        place = f"line {line}" if line is not None else where
+    else:
+        place = ":".join(str(part) for part in (file, line) if part is not None)
+        if where is not None:
+            place = f"{place}: {where}" if place else where
+    return f" (first at {place})" if place else ""
 
 
 def _location(origin: Origin | None) -> tuple[str | None, int | None, str | None]:
@@ -126,9 +142,12 @@ def build_cluster_state(cluster: Cluster) -> ClusterState:
         priority_classes=classes,
     )
     snapshot = Snapshot(cluster.nodes, workloads)
-    state = ClusterState(snapshot=snapshot, pending=[], notes=Counter(cluster.skipped))
+    state = ClusterState(snapshot=snapshot, pending=[], notes=Counter(cluster.skipped),
+                         admission=Counter(cluster.admission))
     for pod in cluster.pods:
         error = resolve_priority(pod, classes, default)
+        # Priority refuses in the mutating phase, before the other plugins' refusals.
+        error = error or cluster.refused.get(pod)
         if pod.node_name:
             index = snapshot.node_index.get(pod.node_name)
             if index is None:

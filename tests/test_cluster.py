@@ -80,24 +80,26 @@ def test_duplicates_are_located(tmp_path):
     with pytest.raises(RulesetError) as info:
         build_cluster_state(load_manifests([path]))
     assert [str(p) for p in info.value.problems] == [
-        f"{path}:6: Node n1: duplicate Node 'n1'",
-        f"{path}:16: Pod d/a: duplicate Pod 'd/a'",
+        f"{path}:6: Node n1: duplicate Node 'n1' (first at line 1)",
+        f"{path}:16: Pod d/a: duplicate Pod 'd/a' (first at line 11)",
     ]
 
 
-def test_duplicates_across_files_name_the_file_of_the_second(tmp_path):
+def test_duplicates_across_files_name_both_files(tmp_path):
     first, second = write(tmp_path, "a.yaml", NODE), write(tmp_path, "b.yaml", "\n\n" + NODE)
     with pytest.raises(RulesetError) as info:
         build_cluster_state(load_manifests([first, second]))
-    assert [str(p) for p in info.value.problems] == [f"{second}:3: Node n1: duplicate Node 'n1'"]
+    assert [str(p) for p in info.value.problems] == [
+        f"{second}:3: Node n1: duplicate Node 'n1' (first at {first}:1)"]
 
 
 def test_json_duplicates_name_their_document(tmp_path):
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
-    path = write(tmp_path, "c.json", json.dumps(node))
+    path, other = write(tmp_path, "c.json", json.dumps(node)), write(tmp_path, "d.json", json.dumps(node))
     with pytest.raises(RulesetError) as info:
-        build_cluster_state(load_manifests([path, path]))
-    assert [str(p) for p in info.value.problems] == [f"{path}: document 1: Node n1: duplicate Node 'n1'"]
+        build_cluster_state(load_manifests([path, other]))
+    assert [str(p) for p in info.value.problems] == [
+        f"{other}: document 1: Node n1: duplicate Node 'n1' (first at {path}: document 1)"]
 
 
 def test_many_duplicates_print_a_handful_of_lines(tmp_path, capsys):
@@ -109,17 +111,17 @@ def test_many_duplicates_print_a_handful_of_lines(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert err.splitlines() == [
-        f"error: {path}:11: Node n0: duplicate Node 'n0'",
-        f"error: {path}:14: Node n1: duplicate Node 'n1'",
-        f"error: {path}:17: Node n2: duplicate Node 'n2'",
-        f"error: {path}:20: Node n0: duplicate Node 'n0'",
-        f"error: {path}:23: Node n1: duplicate Node 'n1'",
+        f"error: {path}:11: Node n0: duplicate Node 'n0' (first at line 2)",
+        f"error: {path}:14: Node n1: duplicate Node 'n1' (first at line 5)",
+        f"error: {path}:17: Node n2: duplicate Node 'n2' (first at line 8)",
+        f"error: {path}:20: Node n0: duplicate Node 'n0' (first at line 2)",
+        f"error: {path}:23: Node n1: duplicate Node 'n1' (first at line 5)",
         f"error: {path}:26: 12 more duplicate Nodes, from this one on (only the first 5 are listed)",
-        f"error: {path}:66: Pod d/p: duplicate Pod 'd/p'",
-        f"error: {path}:70: Pod d/p: duplicate Pod 'd/p'",
-        f"error: {path}:74: Pod d/p: duplicate Pod 'd/p'",
-        f"error: {path}:78: Pod d/p: duplicate Pod 'd/p'",
-        f"error: {path}:82: Pod d/p: duplicate Pod 'd/p'",
+        f"error: {path}:66: Pod d/p: duplicate Pod 'd/p' (first at line 62)",
+        f"error: {path}:70: Pod d/p: duplicate Pod 'd/p' (first at line 62)",
+        f"error: {path}:74: Pod d/p: duplicate Pod 'd/p' (first at line 62)",
+        f"error: {path}:78: Pod d/p: duplicate Pod 'd/p' (first at line 62)",
+        f"error: {path}:82: Pod d/p: duplicate Pod 'd/p' (first at line 62)",
         f"error: {path}:86: 2 more duplicate Pods, from this one on (only the first 5 are listed)",
     ]
 
@@ -140,3 +142,18 @@ def test_objects_built_in_code_have_no_origin():
     with pytest.raises(RulesetError) as info:
         build_cluster_state(Cluster(pods=pods))
     assert [str(p) for p in info.value.problems] == ["<input>: Pod d/p: duplicate Pod 'd/p'"]
+
+
+def test_score_answers_a_missing_priority_class_as_schedule_does(tmp_path, capsys):
+    """The pod's own problem, not the run's: no node is tried, exit 0, the same reason."""
+    cluster = write(tmp_path, "c.yaml", NODE)
+    incoming = write(tmp_path, "p.yaml", pod("b", "{priorityClassName: gone, containers: [{name: c}]}"))
+    code = main(["score", "--cluster", cluster, "--pod", incoming, "-o", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert {k: data[k] for k in ("pod", "nodes", "selected", "message", "preemption", "refused")} == {
+        "pod": "d/b", "nodes": [], "selected": None, "message": "no PriorityClass with name gone was found",
+        "preemption": None, "refused": True}
+    code = main(["schedule", "--cluster", cluster, "--pods", incoming, "-o", "json"])
+    placements = json.loads(capsys.readouterr().out)["placements"]
+    assert (code, placements) == (0, [{"pod": "d/b", "node": None, "reason": "no PriorityClass with name gone was found"}])

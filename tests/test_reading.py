@@ -90,7 +90,7 @@ def refused(capsys, *argv: str) -> str:
 def test_200_levels_of_yaml_in_a_cluster_are_read(capsys):
     Path("c.yaml").write_text("kind: Node\nmetadata: {name: n}\nx: " + deep(200) + "\n")
     code, out, _ = run(capsys, "schedule", "--cluster", "c.yaml")
-    assert code == 0 and out.startswith("profile default: 0 pending pod(s)")
+    assert code == 0 and out.startswith("profile default: 0 pending pods")
 
 
 def test_100000_levels_of_yaml_in_a_cluster_are_refused(capsys):
@@ -144,7 +144,7 @@ def test_json_up_to_the_limit_is_read(capsys, levels):
     # 999 is deeper than json.loads manages by itself from inside the command line's stack.
     Path("c.json").write_text('{"kind": "Node", "metadata": {"name": "n"}, "x": ' + deep(levels) + "}\n")
     code, out, _ = run(capsys, "schedule", "--cluster", "c.json")
-    assert code == 0 and out.startswith("profile default: 0 pending pod(s)")
+    assert code == 0 and out.startswith("profile default: 0 pending pods")
 
 
 @pytest.mark.parametrize("levels", [200, 100_000])
@@ -277,10 +277,10 @@ def test_dev_zero_as_cluster_is_refused(capsys):
         "error: /dev/zero: cannot read: it is a character device, not a regular file\n")
 
 
-def test_a_folder_as_cluster_is_refused(capsys):
+def test_a_folder_without_manifests_as_cluster_is_refused(capsys):
     os.mkdir("d")
     assert refused(capsys, "schedule", "--cluster", "d") == (
-        "error: d: cannot read: it is a folder, not a regular file\n")
+        "error: d: no *.yaml, *.yml or *.json file in this folder\n")
 
 
 def test_a_cluster_over_the_size_limit_is_refused(capsys, monkeypatch):

@@ -16,6 +16,8 @@ class ClusterState:
     snapshot: Snapshot
     pending: list[Pod]
     notes: Counter[str] = field(default_factory=Counter)
+    #: What the API server's defaulting and admission changed: kind of change → number of pods.
+    admission: Counter[str] = field(default_factory=Counter)
     #: Pods that can never be scheduled because their manifest is inconsistent, with why.
     pod_errors: dict[Pod, str] = field(default_factory=dict)
 

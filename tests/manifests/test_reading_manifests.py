@@ -212,7 +212,7 @@ def test_duplicate_nodes_are_an_error(tmp_path):
     path = write(tmp_path, "c.yaml", NODE_YAML + "---\n" + NODE_YAML)
     with pytest.raises(RulesetError) as info:
         build_cluster_state(load_manifests([path]))
-    assert [p.message for p in info.value.problems] == ["duplicate Node 'n1'"]
+    assert [p.message for p in info.value.problems] == ["duplicate Node 'n1' (first at line 1)"]
 
 
 def test_missing_file(tmp_path):

@@ -1,0 +1,173 @@
+"""Create the input's pods as Kubernetes would: the controllers make pods of ``--pods``
+workloads (and of ``--scale``), then the API server defaults and admits every pod that it
+has not stored yet (:mod:`ruleset.admission`), then it is decoded and validated.
+
+This is the API server's own order (defaulting, mutating admission, validation), so a pod
+named by ``generateName`` or given requests by its limits is checked as it would be stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ruleset.admission import Admission
+from ruleset.api.decode import DecodeContext
+from ruleset.api.pod import Pod, decode_pod
+from ruleset.errors import Problem
+from ruleset.manifests.model import Cluster, RawObject
+from ruleset.manifests.reader import DECODERS
+from ruleset.workloads import WORKLOAD_KINDS, expand, scale
+
+
+@dataclass(frozen=True)
+class ScaleRequest:
+    """``--scale KIND/NAMESPACE/NAME=N``: the workload's missing replicas become pending pods."""
+
+    kind: str
+    namespace: str
+    name: str
+    replicas: int
+    text: str
+
+
+def create_pods(cluster: Cluster, problems: list[Problem], seed: int = 0,
+                scale: Sequence[ScaleRequest] = ()) -> None:
+    """Turn ``cluster.pod_sources`` into ``cluster.pods`` (in input order, each workload's pods
+    where it was read, then those of ``scale``), recording admission's refusals in
+    ``cluster.refused`` and its changes in ``cluster.admission``."""
+    admission = Admission(cluster.limit_ranges, cluster.runtime_classes, seed=seed,
+                          taken=_taken_names(cluster.pod_sources))
+    for source in cluster.pod_sources:
+        if source.kind == "Pod":
+            _create(cluster, admission, source, source.raw, created=_stored(source.raw), problems=problems)
+            continue
+        if source.kind not in WORKLOAD_KINDS:
+            cluster.skipped[f"{source.kind} (its pods are not created: ruleset creates those of "
+                            f"{', '.join(sorted(WORKLOAD_KINDS))})"] += 1
+            continue
+        expansion = expand(source.kind, source.raw, cluster.nodes, file=source.file, document=source.document,
+                           seed=seed)
+        problems.extend(expansion.problems)
+        _add_objects(cluster, source, expansion.objects, problems)
+        _create_all(cluster, admission, source, expansion.pods, problems)
+    cluster.pod_sources = []
+    for request in scale:
+        _scale(cluster, admission, request, seed, problems)
+    cluster.admission.update(admission.counts)
+
+
+def _stored(raw: Any) -> bool:
+    """Whether the API server has stored this pod already (a dump's pod: it has a node, a
+    uid or a creation time): then admission does not run on it again, only the defaulting
+    the API server applies on every read."""
+    if not isinstance(raw, dict):
+        return False
+    meta, spec = raw.get("metadata"), raw.get("spec")
+    return bool((isinstance(spec, dict) and spec.get("nodeName"))
+                or (isinstance(meta, dict) and (meta.get("uid") or meta.get("creationTimestamp"))))
+
+
+def _taken_names(sources: Sequence[RawObject]) -> list[str]:
+    """``namespace/name`` of every named pod, so that generated names never take one."""
+    out = []
+    for source in sources:
+        meta = source.raw.get("metadata") if source.kind == "Pod" else None
+        if isinstance(meta, dict) and isinstance(meta.get("name"), str):
+            namespace = meta.get("namespace")
+            namespace = namespace if isinstance(namespace, str) and namespace else "default"
+            out.append(f"{namespace}/{meta['name']}")
+    return out
+
+
+def _create(cluster: Cluster, admission: Admission, source: RawObject, raw: Any, created: bool,
+            problems: list[Problem]) -> Pod | None:
+    error = None
+    if source.api_checks:
+        admitted = admission.admit(raw, created=created)
+        raw, error = admitted.raw, admitted.error
+    ctx = DecodeContext(file=source.file, document=source.document, subject="Pod",
+                        api_checks=source.api_checks)
+    pod = decode_pod(ctx, raw)
+    problems.extend(ctx.problems)
+    if pod.phase in ("Succeeded", "Failed"):
+        # The scheduler's cache never holds terminated pods.
+        cluster.skipped[f"Pod (phase {pod.phase})"] += 1
+        return None
+    cluster.pods.append(pod)
+    if error is not None:
+        cluster.refused[pod] = error
+    return pod
+
+
+def _create_all(cluster: Cluster, admission: Admission, source: RawObject, pods: Sequence[dict],
+                problems: list[Problem]) -> None:
+    """A workload's pods; a problem of its template is reported once, not once per replica."""
+    mine: list[Problem] = []
+    for raw in pods:
+        _create(cluster, admission, source, raw, created=False, problems=mine)
+    seen: set[tuple[str | None, int | None, str]] = set()
+    for problem in mine:
+        key = (problem.file, problem.line, problem.message)
+        if key not in seen:
+            seen.add(key)
+            problems.append(problem)
+
+
+def _add_objects(cluster: Cluster, source: RawObject, objects: Sequence[tuple[str, dict]],
+                 problems: list[Problem]) -> None:
+    """Objects a controller adds to the cluster (a Deployment's ReplicaSet), decoded as read ones are."""
+    for kind, raw in objects:
+        entry = DECODERS.get(kind)
+        if entry is None:
+            continue
+        attr, decoder = entry
+        ctx = DecodeContext(file=source.file, document=source.document, subject=kind,
+                            api_checks=source.api_checks)
+        getattr(cluster, attr).append(decoder(ctx, raw))
+        problems.extend(ctx.problems)
+        cluster.workloads.append(RawObject(kind, raw, source.file, source.document, source.api_checks,
+                                           source.role))
+
+
+#: ``--scale`` kinds as kubectl accepts them: the kind in any case, its plural, its short name.
+_KIND_NAMES = {
+    **{name: "Deployment" for name in ("deployment", "deployments", "deploy")},
+    **{name: "ReplicaSet" for name in ("replicaset", "replicasets", "rs")},
+    **{name: "ReplicationController" for name in ("replicationcontroller", "replicationcontrollers", "rc")},
+    **{name: "StatefulSet" for name in ("statefulset", "statefulsets", "sts")},
+    **{name: "DaemonSet" for name in ("daemonset", "daemonsets", "ds")},
+    **{name: "Job" for name in ("job", "jobs")},
+}
+
+
+def _scale(cluster: Cluster, admission: Admission, request: ScaleRequest, seed: int,
+           problems: list[Problem]) -> None:
+    """``--scale``: the workload's missing replicas become pending pods from its template."""
+    kind = _KIND_NAMES.get(request.kind.lower())
+    if kind is None:
+        problems.append(Problem(f"--scale {request.text}: {request.kind!r} is not a workload kind ruleset "
+                                "scales (Deployment, ReplicaSet, ReplicationController, StatefulSet)",
+                                code="invalid-value"))
+        return
+    target = next((w for w in cluster.workloads if w.kind == kind and _named(w.raw, request)), None)
+    if target is None:
+        problems.append(Problem(f"--scale {request.text}: no {kind} {request.namespace}/{request.name} in "
+                                "the cluster", code="invalid-value"))
+        return
+    replica_sets = [w.raw for w in cluster.workloads if w.kind == "ReplicaSet"]
+    expansion = scale(kind, target.raw, request.replicas, cluster.pods, replica_sets=replica_sets,
+                      file=target.file, document=target.document, seed=seed)
+    problems.extend(Problem(f"--scale {request.text}: {p.message}", file=p.file, line=p.line, column=p.column,
+                            path=p.path, code=p.code) for p in expansion.problems)
+    _add_objects(cluster, target, expansion.objects, problems)
+    _create_all(cluster, admission, target, expansion.pods, problems)
+
+
+def _named(raw: dict, request: ScaleRequest) -> bool:
+    meta = raw.get("metadata")
+    if not isinstance(meta, dict):
+        return False
+    namespace = meta.get("namespace") or "default"
+    return meta.get("name") == request.name and namespace == request.namespace

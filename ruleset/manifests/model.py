@@ -1,0 +1,72 @@
+"""What reading manifests gives: decoded objects, and the pods and workloads kept raw until
+admission and the controllers have had their say."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ruleset.admission import LimitRange, RuntimeClass
+from ruleset.api.node import Node
+from ruleset.api.pod import Pod
+from ruleset.api.workloads import (
+    PodDisruptionBudget,
+    PriorityClass,
+    ReplicaSet,
+    ReplicationController,
+    Service,
+    StatefulSet,
+)
+
+
+@dataclass
+class RawObject:
+    """An object kept as parsed until the whole input is read: a pod that admission has still
+    to default (it needs every LimitRange and RuntimeClass), or a workload whose pods are
+    still to be created (``--pods``) or counted (``--scale``)."""
+
+    kind: str
+    raw: dict
+    file: str | None
+    document: int
+    #: Whether the object gets the API server's checks and admission (see :func:`decode_documents`).
+    api_checks: bool = True
+    #: "cluster" (what the cluster holds) or "pods" (what ``--pods`` asks to create).
+    role: str = "cluster"
+
+
+@dataclass
+class Cluster:
+    """Every object the scheduler uses, in input order, plus a count of what was skipped."""
+
+    nodes: list[Node] = field(default_factory=list)
+    pods: list[Pod] = field(default_factory=list)
+    services: list[Service] = field(default_factory=list)
+    replication_controllers: list[ReplicationController] = field(default_factory=list)
+    replica_sets: list[ReplicaSet] = field(default_factory=list)
+    stateful_sets: list[StatefulSet] = field(default_factory=list)
+    pod_disruption_budgets: list[PodDisruptionBudget] = field(default_factory=list)
+    priority_classes: list[PriorityClass] = field(default_factory=list)
+    limit_ranges: list[LimitRange] = field(default_factory=list)
+    runtime_classes: list[RuntimeClass] = field(default_factory=list)
+    skipped: Counter = field(default_factory=Counter)
+    #: Every kind read, with how many objects of it (to say what a file held).
+    kinds: Counter = field(default_factory=Counter)
+    #: Pods (raw, before admission) and ``--pods`` workloads, in input order; emptied by :func:`admit`.
+    pod_sources: list[RawObject] = field(default_factory=list)
+    #: Every workload read (raw), for ``--scale``.
+    workloads: list[RawObject] = field(default_factory=list)
+    #: Pods admission refused (they are reported, never scheduled), with its message.
+    refused: dict[Pod, str] = field(default_factory=dict)
+    #: What admission changed: kind of change → number of pods.
+    admission: Counter = field(default_factory=Counter)
+
+    def extend(self, other: Cluster) -> None:
+        for name in ("nodes", "pods", "services", "replication_controllers", "replica_sets", "stateful_sets",
+                     "pod_disruption_budgets", "priority_classes", "limit_ranges", "runtime_classes",
+                     "pod_sources", "workloads"):
+            getattr(self, name).extend(getattr(other, name))
+        self.refused.update(other.refused)
+        self.skipped.update(other.skipped)
+        self.kinds.update(other.kinds)
+        self.admission.update(other.admission)
