@@ -5,19 +5,29 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from ruleset.errors import Problem, RulesetError, printable
 
 
-def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--profile", "-p", metavar="PROFILE",
-                        help="profile file, or a bundled profile name (default: the bundled 'default')")
-    parser.add_argument("--cluster", "-c", metavar="FILE", action="append",
-                        help="cluster manifests (YAML/JSON, repeatable; default: the bundled demo cluster)")
+def add_run_arguments(parser: argparse.ArgumentParser, many_profiles: bool = False) -> None:
+    if many_profiles:
+        parser.add_argument("--profile", "-p", metavar="PROFILE", action="append",
+                            help="profile file, or a bundled profile name (default: the bundled 'default'); "
+                                 "repeatable: each pod goes to the profile serving its spec.schedulerName")
+    else:
+        parser.add_argument("--profile", "-p", metavar="PROFILE",
+                            help="profile file, or a bundled profile name (default: the bundled 'default')")
+    parser.add_argument("--cluster", "-c", metavar="PATH", action="extend", nargs="+",
+                        help="cluster manifests: YAML/JSON files or folders of them (several per flag, "
+                             "repeatable; default: the bundled demo cluster)")
     parser.add_argument("--output", "-o", choices=("text", "json"), default="text", help="output format")
-    parser.add_argument("--seed", type=int, default=0, help="seed for breaking score ties (default 0)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed for breaking score ties and for generated pod names (default 0)")
     parser.add_argument("--verbose", "-v", action="store_true",
-                        help="also report what was skipped in the input")
+                        help="also report what was skipped in the input and what admission changed")
+    parser.add_argument("--wide", action="store_true",
+                        help="text output: do not fit the terminal's width, show every column")
     add_root_argument(parser)
 
 
@@ -44,9 +54,37 @@ def root_of(args: argparse.Namespace) -> Path | None:
     raise RulesetError([Problem(f"--root: {reason}", file=args.root, code="io-error")])
 
 
-def report_notes(notes: dict, verbose: bool) -> None:
-    """Under --verbose, say what the input held that the engine skipped (to stderr)."""
-    if not verbose or not notes:
+def report_notes(notes: dict, verbose: bool, admission: dict | None = None) -> None:
+    """Under --verbose, say what the input held that the engine skipped, and what the API
+    server's defaulting and admission changed in the pods (to stderr)."""
+    if not verbose:
         return
     for what, count in sorted(notes.items()):
         print(f"note: skipped {count} × {printable(what)}", file=sys.stderr)
+    for what, count in sorted((admission or {}).items()):
+        print(f"note: admission: {printable(what)}: {count} pod{'s' if count != 1 else ''}", file=sys.stderr)
+
+
+#: The most replicas ``--scale`` asks for (each becomes a pod in memory).
+MAX_SCALE = 100_000
+
+
+def parse_scale(values: list[str] | None) -> list[Any]:
+    """``--scale KIND/NAMESPACE/NAME=N`` values; a malformed one is an input error (exit 2)."""
+    from ruleset.manifests import ScaleRequest
+
+    out, problems = [], []
+    for value in values or []:
+        target, sep, count = value.rpartition("=")
+        parts = target.split("/")
+        if (not sep or len(parts) != 3 or not all(parts) or not count.isascii() or not count.isdigit()
+                or len(count) > 7 or int(count) > MAX_SCALE):
+            problems.append(Problem(f"--scale {printable(value)!s}: expected KIND/NAMESPACE/NAME=N with N at "
+                                    f"most {MAX_SCALE:,} (e.g. deployment/default/web=40)",
+                                    code="invalid-value"))
+            continue
+        out.append(ScaleRequest(kind=parts[0], namespace=parts[1], name=parts[2], replicas=int(count),
+                                text=value))
+    if problems:
+        raise RulesetError(problems)
+    return out

@@ -224,6 +224,12 @@ class Framework:
                 return outcome
         return done
 
+    @property
+    def queue_sort_plugin(self) -> str | None:
+        """The name of the QueueSort plugin (profiles run together must share it)."""
+        table = self.tables.get("ruleset_queue_sort")
+        return table[0].plugin if table else None
+
     # ------------------------------------------------------------ running
     def queue_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         """The QueueSort plugin's "less". One that raises or answers other than a bool leaves

@@ -7,6 +7,7 @@ the pod, and act on what preemption decided.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from ruleset.framework.results import PostFilterResult
     from ruleset.framework.runtime import Framework
     from ruleset.framework.types import QueuedPodInfo
-    from ruleset.framework.waiting import WaitingPods
+    from ruleset.framework.waiting import WaitingPod, WaitingPods
     from ruleset.snapshot.state import ClusterState
 
 #: A pod that keeps failing after this many attempts is reported unschedulable for good.
@@ -45,6 +46,10 @@ class Placement:
     attempts: int = 1
     #: The plugin Error that ended the pod's attempts (``reason`` is its message), if one did.
     error: Status | None = None
+    #: The name of the profile that scheduled the pod (None when no given profile serves it).
+    profile: str | None = None
+    #: Whether no given profile serves the pod's ``spec.schedulerName`` (it is left alone).
+    unserved: bool = False
 
 
 @dataclass
@@ -68,6 +73,8 @@ class ScheduleRun:
     state: ClusterState
     placements: list[Placement] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    #: Every profile of the run, in the order given (the first is :attr:`profile`).
+    profiles: list[Profile] = field(default_factory=list)
 
 
 def nominate_pending(nominator: Nominator, state: ClusterState, exclude: Pod | None = None) -> None:
@@ -80,8 +87,18 @@ def nominate_pending(nominator: Nominator, state: ClusterState, exclude: Pod | N
             nominator.add(pod, node)
 
 
-def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> ScheduleRun:
+def schedule_all(framework: Framework | Sequence[Framework], state: ClusterState, seed: int = 0,
+                 on_settled: Callable[[int], None] | None = None) -> ScheduleRun:
     """Schedule every pending pod in queue order until the queue is empty.
+
+    With several frameworks (profiles), each pod is scheduled by the one whose profile
+    serves its ``spec.schedulerName``, as kube-scheduler runs its profiles: one queue (the
+    profiles share their QueueSort), one nominator, one snapshot; each profile keeps its own
+    pods waiting on Permit. A pod asking for a scheduler no profile serves is left alone,
+    reported unserved (on a real cluster another scheduler, or none, would take it). Two
+    frameworks serving one name are a ``ValueError`` (the caller checks profiles first).
+    ``on_settled(n)`` is called with the number of pods whose fate was settled, as it grows
+    (progress).
 
     As kube-scheduler does: a pod that does not fit is parked until a cluster event might
     change that — a pod leaving a node (a preemption victim) wakes every parked pod, a pod
@@ -115,11 +132,20 @@ def schedule_all(framework: Framework, state: ClusterState, seed: int = 0) -> Sc
     the waiting pods, is unreserved and taken off its node at once, and is reported
     rejected while waiting (``preempted``, v1.20's message); it is not tried again.
 
-    ``framework``'s handle must hold ``state.snapshot``.
+    Each framework's handle must hold ``state.snapshot`` and share one nominator.
     """
-    if framework.handle.snapshot is not state.snapshot:
-        raise ValueError("the framework's handle holds another snapshot than the state to schedule")
-    loop = _Loop(framework, state, seed)
+    frameworks = [framework] if not isinstance(framework, Sequence) else list(framework)
+    if not frameworks:
+        raise ValueError("no framework to schedule with")
+    for fw in frameworks:
+        if fw.handle.snapshot is not state.snapshot:
+            raise ValueError("the framework's handle holds another snapshot than the state to schedule")
+        if fw.handle.nominator is not frameworks[0].handle.nominator:
+            raise ValueError("the frameworks' handles must share one nominator")
+    names = [fw.profile.scheduler_name for fw in frameworks]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two profiles serve one schedulerName: {names}")
+    loop = _Loop(frameworks, state, seed, on_settled)
     loop.run()
     return loop.result
 
@@ -131,63 +157,99 @@ class _Waiting:
 
     result: ScheduleResult
     info: QueuedPodInfo
+    #: When the pod started waiting, across profiles (the newest times out first).
+    sequence: int = 0
+
+
+def unserved_reason(scheduler_name: str) -> str:
+    """Why a pod no given profile serves is not scheduled."""
+    return f"no profile serves schedulerName {scheduler_name!r}"
 
 
 class _Loop:
     """One run of :func:`schedule_all`."""
 
-    def __init__(self, framework: Framework, state: ClusterState, seed: int):
-        self.framework = framework
+    def __init__(self, frameworks: list[Framework], state: ClusterState, seed: int,
+                 on_settled: Callable[[int], None] | None):
+        self.frameworks = {fw.profile.scheduler_name: fw for fw in frameworks}
+        self.schedulers = {name: Scheduler(fw, seed=seed) for name, fw in self.frameworks.items()}
         self.state = state
-        self.scheduler = Scheduler(framework, seed=seed)
-        self.queue = SchedulingQueue(framework.queue_less)
-        self.result = ScheduleRun(profile=framework.profile, state=state)
-        self.nominator = framework.handle.nominator
+        self.queue = SchedulingQueue(frameworks[0].queue_less)
+        self.result = ScheduleRun(profile=frameworks[0].profile, state=state,
+                                  profiles=[fw.profile for fw in frameworks])
+        self.nominator = frameworks[0].handle.nominator
+        self.on_settled = on_settled
+        self.started_waiting = 0
         # A logical clock for re-queued pods: later than every creation timestamp.
         self.clock = max((p.meta.creation_timestamp or 0.0 for p in state.pending), default=0.0)
 
-    @property
-    def waiting(self) -> WaitingPods:
-        """The pods waiting on Permit: the handle's, the one record of them (each entry's
-        ``cycle`` is the loop's :class:`_Waiting`)."""
-        return self.framework.handle.waiting_pods
+    def framework(self, pod: Pod) -> Framework:
+        return self.frameworks[pod.scheduler_name]
+
+    def scheduler(self, pod: Pod) -> Scheduler:
+        return self.schedulers[pod.scheduler_name]
+
+    def waiting(self, pod: Pod) -> WaitingPods:
+        """The pods waiting on Permit in ``pod``'s profile: its handle's, the one record of them
+        (each entry's ``cycle`` is the loop's :class:`_Waiting`)."""
+        return self.framework(pod).handle.waiting_pods
+
+    def _any_waiting(self) -> bool:
+        return any(len(fw.handle.waiting_pods) for fw in self.frameworks.values())
+
+    def _place(self, placement: Placement) -> None:
+        if placement.profile is None and not placement.unserved:
+            placement.profile = self.frameworks[placement.pod.scheduler_name].profile.name
+        self.result.placements.append(placement)
+        if self.on_settled is not None:
+            self.on_settled(len(self.result.placements))
 
     def run(self) -> None:
         state, run, queue = self.state, self.result, self.queue
         nominate_pending(self.nominator, state)
-        self.framework.handle.pending_pods = state.schedulable
+        for fw in self.frameworks.values():
+            fw.handle.pending_pods = state.schedulable
         for pod in state.pending:
             error = state.pod_errors.get(pod)
+            if pod.scheduler_name not in self.frameworks:
+                self.nominator.delete(pod)  # upstream's queue never sees pods of other schedulers
+                reason = unserved_reason(pod.scheduler_name)
+                self._place(Placement(pod=pod, node=None, reason=reason, attempts=0, unserved=True))
+                run.events.append(Event("unserved", pod.key, detail={"reason": reason,
+                                                                     "schedulerName": pod.scheduler_name}))
+                continue
             if error:
-                run.placements.append(Placement(pod=pod, node=None, reason=error, attempts=0))
+                self._place(Placement(pod=pod, node=None, reason=error, attempts=0))
                 run.events.append(Event("error", pod.key, detail={"reason": error}))
                 continue
             queue.add(pod, pod.meta.creation_timestamp)
         while True:
             info = queue.pop()
             if info is None:
-                if not self.waiting:
+                if not self._any_waiting():
                     break
                 self._time_out()
                 continue
             self._attempt(info)
             self._settle(final=False)
         for info in queue.unschedulable.values():
-            run.placements.append(Placement(info.pod, None, reason=info.last_failure, attempts=info.attempts))
+            self._place(Placement(info.pod, None, reason=info.last_failure, attempts=info.attempts))
 
     def _attempt(self, info: QueuedPodInfo) -> None:
         """One scheduling cycle of ``info``'s pod, and its binding cycle unless it waits."""
-        run, queue, scheduler, nominator = self.result, self.queue, self.scheduler, self.nominator
+        run, queue, nominator = self.result, self.queue, self.nominator
         info.attempts += 1
         pod = info.pod
+        scheduler = self.scheduler(pod)
         result = scheduler.schedule(pod)
         if result.node is not None:
             status = scheduler.reserve_and_permit(result)
             if status.code == Code.WAIT:
                 nominator.delete(pod)  # upstream's assume drops the nomination
-                entry = self.waiting.of(pod)
+                entry = self.waiting(pod).of(pod)
                 assert entry is not None  # Permit's Wait added it
-                entry.cycle = _Waiting(result, info)
+                self.started_waiting += 1
+                entry.cycle = _Waiting(result, info, self.started_waiting)
                 run.events.append(Event("waiting", pod.key, result.node, {
                     "plugins": entry.pending_plugins, "attempt": info.attempts}))
                 return
@@ -203,7 +265,7 @@ class _Loop:
             status = result.status
         if status.code == Code.ERROR:  # of the cycle, or of Reserve … Bind: the pod fails, the run goes on
             nominator.delete(pod)
-            run.placements.append(Placement(pod, None, reason=reason, attempts=info.attempts, error=status))
+            self._place(Placement(pod, None, reason=reason, attempts=info.attempts, error=status))
             run.events.append(Event("error", pod.key, detail={"reason": reason, "attempt": info.attempts,
                                                               "error": status.to_json()}))
             return
@@ -225,43 +287,52 @@ class _Loop:
     def _scheduled(self, info: QueuedPodInfo, result: ScheduleResult) -> None:
         pod = info.pod
         self.nominator.delete(pod)
-        self.result.placements.append(Placement(pod, result.node, result.score, attempts=info.attempts))
+        self._place(Placement(pod, result.node, result.score, attempts=info.attempts))
         self.result.events.append(Event("scheduled", pod.key, result.node,
                                         {"score": result.score, "attempt": info.attempts}))
-        self.queue.activate(partial(_worth_retrying, self.framework, placed=pod))
+        # Each parked pod is asked of by its own profile's queueing hints.
+        self.queue.activate(partial(_worth_retrying, self.frameworks, placed=pod))
 
     def _settle(self, final: bool) -> None:
         """Bind the waiting pods allowed since the last call, and unreserve and forget the
-        rejected ones, in the order they were decided (settling one may decide others)."""
-        while (decided := self.waiting.take_decided()) is not None:
+        rejected ones, in the order they were decided (settling one may decide others), profile
+        by profile until none has a decided pod left."""
+        while (decided := self._take_decided()) is not None:
             pod, waiting = decided.pod, decided.cycle
             assert isinstance(waiting, _Waiting)
             result, info = waiting.result, waiting.info
             assert result.node is not None and result.state is not None and decided.outcome is not None
             if decided.outcome.is_success:
-                status = self.scheduler.bind(result.state, pod, result.node)
+                status = self.scheduler(pod).bind(result.state, pod, result.node)
                 if status.is_success:
                     self._scheduled(info, result)
                     continue
             else:
-                self.scheduler.forget(result.state, pod, result.node)
+                self.scheduler(pod).forget(result.state, pod, result.node)
                 status = rejected_while_waiting(pod, decided.outcome)
             self.queue.activate()  # the pod held room on its node while it waited: it is free now
             self._not_bound(info, status, final)
+
+    def _take_decided(self) -> WaitingPod | None:
+        for fw in self.frameworks.values():
+            decided = fw.handle.waiting_pods.take_decided()
+            if decided is not None:
+                return decided
+        return None
 
     def _not_bound(self, info: QueuedPodInfo, status: Status, final: bool) -> None:
         """A waiting pod rejected, or failing to bind once allowed: reported now when the
         run is timing waiting pods out (or the pod has used up its attempts), else parked."""
         pod, run, reason = info.pod, self.result, status.message()
         if status.code == Code.ERROR:
-            run.placements.append(Placement(pod, None, reason=reason, attempts=info.attempts, error=status))
+            self._place(Placement(pod, None, reason=reason, attempts=info.attempts, error=status))
             run.events.append(Event("error", pod.key, detail={"reason": reason, "attempt": info.attempts,
                                                               "error": status.to_json()}))
             return
         run.events.append(Event("unschedulable", pod.key,
                                 detail={"reason": reason, "attempt": info.attempts}))
         if final or info.attempts >= MAX_ATTEMPTS:
-            run.placements.append(Placement(pod, None, reason=reason, attempts=info.attempts))
+            self._place(Placement(pod, None, reason=reason, attempts=info.attempts))
             return
         info.last_failure = reason
         self.clock += 1.0
@@ -272,10 +343,11 @@ class _Loop:
         """Nothing left in the queue could allow the waiting pods: reject them, newest first,
         each by the first plugin it waits on, settling after each (Unreserve may reject others)."""
         while True:
-            undecided = [w for w in self.waiting if not w.decided]
+            undecided = [w for fw in self.frameworks.values() for w in fw.handle.waiting_pods
+                         if not w.decided]
             if not undecided:
                 return
-            newest = undecided[-1]
+            newest = max(undecided, key=lambda w: w.cycle.sequence if isinstance(w.cycle, _Waiting) else 0)
             plugin = newest.pending_plugins[0]
             newest.reject(plugin, newest.reasons[plugin] or timeout_message(plugin))
             self._settle(final=True)
@@ -287,7 +359,7 @@ class _Loop:
         upstream, where the deletion wins): it leaves the waiting pods, is unreserved, taken
         off its node and reported now. What is read of the plugin's report was checked in its
         boundary (:attr:`PostFilterResult.report`)."""
-        run, scheduler, queue, nominator = self.result, self.scheduler, self.queue, self.nominator
+        run, scheduler, queue, nominator = self.result, self.scheduler(pod), self.queue, self.nominator
         node, report = post.nominated_node, post.report
         assert node is not None
         victims = report.victims
@@ -299,13 +371,13 @@ class _Loop:
         for victim in victims:
             record_eviction(scheduler.snapshot, victim)
             run.events.append(Event("evicted", victim.key, node, {"by": pod.key}))
-            entry = self.waiting.remove(victim)
+            entry = self.waiting(victim).remove(victim) if victim.scheduler_name in self.frameworks else None
             if entry is None:
                 scheduler.snapshot.remove_pod(victim)
                 continue
             waiting = entry.cycle
             assert isinstance(waiting, _Waiting) and waiting.result.state is not None
-            scheduler.forget(waiting.result.state, victim, entry.node)
+            self.scheduler(victim).forget(waiting.result.state, victim, entry.node)
             self._not_bound(waiting.info, rejected_while_waiting(victim, _PREEMPTED), final=True)
         cleared = []
         for other in nominator.pods_on(node):
@@ -327,7 +399,9 @@ def _post_filter_error(post: PostFilterResult | None) -> dict[str, Any]:
     return {"error": post.status.to_json()}
 
 
-def _worth_retrying(framework: Framework, waiting: Pod, placed: Pod) -> bool:
+def _worth_retrying(frameworks: dict[str, Framework], waiting: Pod, placed: Pod) -> bool:
     """``AssignedPodAdded``: v1.20's queue retries the parked pods whose required pod affinity
-    the placed pod satisfies, whatever the profile; a plugin's queueing hint may add more."""
-    return satisfies_required_affinity(waiting, placed) or framework.worth_retrying(waiting, placed)
+    the placed pod satisfies, whatever the profile; a plugin's queueing hint (of the parked
+    pod's profile) may add more."""
+    return (satisfies_required_affinity(waiting, placed)
+            or frameworks[waiting.scheduler_name].worth_retrying(waiting, placed))

@@ -92,6 +92,7 @@ def run_plugin(plugin: type[Plugin] | str, pod: Pod, nodes: Iterable[Node], *, p
     state = cluster(nodes, pods)
     framework = plugin_framework(cls, registry, state.snapshot, args)
     result = score_pod(framework, state, pod).result
+    assert result is not None  # only a refused pod has none, and score_pod refuses none by itself
     names = state.snapshot.node_names
     run = PluginRun(result=result)
     if result.statuses is not None:
