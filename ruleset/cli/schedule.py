@@ -5,35 +5,53 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ruleset.cli.common import add_run_arguments, report_notes, root_of
-from ruleset.errors import printable
+from ruleset.cli.common import add_run_arguments, parse_scale, report_notes, root_of
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("schedule", help="schedule every pending pod and report placements",
                                    description="Schedule every pending pod in queue order, updating the "
-                                               "snapshot after each placement.")
-    add_run_arguments(parser)
-    parser.add_argument("--pods", metavar="FILE", action="append",
-                        help="more manifests to schedule (pods without spec.nodeName are pending; "
-                             "repeatable)")
+                                               "snapshot after each placement. Each pod goes to the profile "
+                                               "serving its spec.schedulerName.")
+    add_run_arguments(parser, many_profiles=True)
+    parser.add_argument("--pods", metavar="PATH", action="extend", nargs="+",
+                        help="pods to create and schedule: Pods, and workloads (Deployment, ReplicaSet, "
+                             "ReplicationController, StatefulSet, Job, DaemonSet) that become their "
+                             "controllers' pods; files or folders, several per flag, repeatable")
+    parser.add_argument("--scale", metavar="KIND/NAMESPACE/NAME=N", action="append",
+                        help="scale a workload of the cluster to N replicas: its missing ones become pending "
+                             "pods from its template (repeatable)")
     parser.add_argument("--fail-on-unschedulable", action="store_true",
                         help="exit 1 when any pod could not be scheduled")
+    parser.add_argument("--all", action="store_true", help="text output: list every placement")
+    parser.add_argument("--nodes", action="store_true",
+                        help="text output: every node's utilisation (default: the most and least loaded)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ruleset.app import prepare_run
+    from ruleset.app import prepare_profiles
     from ruleset.cli.output import print_json
+    from ruleset.cli.schedule_text import render_schedule
+    from ruleset.cli.terminal import progress, use_color, width
+    from ruleset.cli.usage import usage_json
     from ruleset.scheduler import schedule_all
 
-    framework, state = prepare_run(args.profile, args.cluster, args.pods, root_of(args))
-    report_notes(state.notes, args.verbose)
-    result = schedule_all(framework, state, seed=args.seed)
+    scale = parse_scale(args.scale)
+    with progress("reading manifests", None) as reading:
+        frameworks, state = prepare_profiles(args.profile, args.cluster, args.pods, root_of(args),
+                                             seed=args.seed, scale=scale,
+                                             on_file=lambda _path: reading.advance())
+    report_notes(state.notes, args.verbose, state.admission)
+    before = usage_json(state.snapshot)
+    with progress("scheduling", len(state.pending)) as scheduling:
+        result = schedule_all(frameworks, state, seed=args.seed, on_settled=lambda _n: scheduling.advance())
+    document = schedule_json(result, before=before, after=usage_json(state.snapshot))
     if args.output == "json":
-        print_json(schedule_json(result), plugin_problems=True)
+        print_json(document, plugin_problems=True)
     else:
-        print(schedule_text(result))
+        print(render_schedule(document, width=width(args.wide), all_placements=args.all, nodes=args.nodes,
+                              color=use_color()))
     unscheduled = any(p.node is None for p in result.placements)
     return 1 if args.fail_on_unschedulable and unscheduled else 0
 
@@ -52,62 +70,37 @@ def utilisation(snapshot: Any) -> list[dict[str, Any]]:
     return out
 
 
-def schedule_json(run: Any) -> dict[str, Any]:
+def schedule_json(run: Any, before: dict[str, Any] | None = None,
+                  after: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON contract of ``ruleset schedule`` (without ``schemaVersion``).
+
+    ``profile`` is the first profile's name, ``profiles`` every profile's; with several
+    profiles each placement names the ``profile`` that handled it; a pod no given profile
+    serves has ``"unserved": true`` and its ``schedulerName``. ``utilisation`` holds the
+    cluster's before and after (:func:`ruleset.cli.usage.usage_json`) when they are given."""
+    several = len(run.profiles) > 1
     placements = []
     for p in run.placements:
         if p.node is not None:
-            placements.append({"pod": p.pod.key, "node": p.node, "score": p.score})
+            placed = {"pod": p.pod.key, "node": p.node, "score": p.score}
+            placements.append({**placed, "profile": p.profile} if several else placed)
         else:
-            entry = {"pod": p.pod.key, "node": None, "reason": p.reason}
+            entry: dict[str, Any] = {"pod": p.pod.key, "node": None, "reason": p.reason}
             error = getattr(p, "error", None)
             if error is not None:  # the plugin error that ended the pod's attempts, as structured data
                 entry["error"] = error.to_json()
+            if p.unserved:
+                entry.update(unserved=True, schedulerName=p.pod.scheduler_name)
+            elif several and p.profile is not None:
+                entry["profile"] = p.profile
             placements.append(entry)
-    return {
+    out: dict[str, Any] = {
         "profile": run.profile.name,
+        "profiles": [profile.name for profile in (run.profiles or [run.profile])],
         "placements": placements,
         "events": [e.to_json() for e in run.events],
         "nodes": utilisation(run.state.snapshot),
     }
-
-
-def _pct(used: int, total: int) -> str:
-    return f"{100 * used / total:5.1f}%" if total else "    -"
-
-
-def schedule_text(run: Any) -> str:
-    lines = [f"profile {run.profile.name}: {len(run.placements)} pending pod(s)", ""]
-    width = max((len(p.pod.key) for p in run.placements), default=10)
-    for p in run.placements:
-        if p.node is not None:
-            score = "" if p.score is None else f"  (score {p.score})"
-            lines.append(f"  {p.pod.key.ljust(width)}  →  {p.node}{score}")
-        else:
-            lines.append(f"  {p.pod.key.ljust(width)}  ✗  {p.reason}")
-    preemptions = [e for e in run.events if e.kind == "preemption"]
-    if preemptions:
-        lines += ["", "preemptions:"]
-        for e in preemptions:
-            victims = ", ".join(e.detail.get("victims", [])) or "nobody"
-            why = f" — chosen for {e.detail['reason']}" if e.detail.get("reason") else ""
-            lines.append(f"  {e.pod} preempts on {e.node}: evicts {victims}{why}")
-    errors = [e for e in run.events if e.detail.get("error", {}).get("plugin")]
-    if errors:
-        lines += ["", "plugin errors:"]
-        for e in errors:
-            error = e.detail["error"]
-            attempt = f" (attempt {e.detail['attempt']})" if e.detail.get("attempt") else ""
-            lines.append(f"  {e.pod}{attempt}: {error['message']} "
-                         f"(plugin {error['plugin']}, package {error['package']})")
-    scheduled = sum(1 for p in run.placements if p.node)
-    lines += ["", f"scheduled {scheduled}, unschedulable {len(run.placements) - scheduled}", "",
-              "node utilisation (requested / allocatable):"]
-    rows = utilisation(run.state.snapshot)
-    name_width = max((len(r["name"]) for r in rows), default=4)
-    lines.append(f"  {'NODE'.ljust(name_width)}    CPU      MEMORY   PODS")
-    for r in rows:
-        cpu = _pct(r["cpu"]["requested"], r["cpu"]["allocatable"])
-        lines.append(f"  {r['name'].ljust(name_width)}  {cpu}  "
-                     f"{_pct(r['memory']['requested'], r['memory']['allocatable'])}   "
-                     f"{r['pods']['count']}/{r['pods']['allocatable']}")
-    return "\n".join(printable(line) for line in lines)  # names and reasons come from the input
+    if before is not None and after is not None:
+        out["utilisation"] = {"before": before, "after": after}
+    return out

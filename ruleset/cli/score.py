@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any
 
 from ruleset.cli.common import add_run_arguments, report_notes, root_of
@@ -15,22 +17,40 @@ def register(subparsers: Any) -> None:
                                    description="Filter and score one pod on every node, plugin by plugin.")
     add_run_arguments(parser)
     parser.add_argument("--pod", metavar="FILE",
-                        help="the pod to score (default: the cluster's first pending pod in queue order)")
+                        help="the pod to score: a Pod, or a workload (its first pod); default: the cluster's "
+                             "first pending pod in queue order")
+    parser.add_argument("--all", action="store_true",
+                        help="text output: every feasible node (default: the 20 with the highest totals)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ruleset.app import first_pending, prepare_run, read_single_pod, score_pod
+    from ruleset.app import first_pending, prepare_run, score_pod, take_pod_file
     from ruleset.cli.output import print_json
+    from ruleset.cli.score_text import render_score
+    from ruleset.cli.terminal import progress, use_color, width
 
-    framework, state = prepare_run(args.profile, args.cluster, root=root_of(args))
-    report_notes(state.notes, args.verbose)
-    pod = read_single_pod(args.pod, state) if args.pod else first_pending(state, framework)
-    report = score_pod(framework, state, pod, seed=args.seed)
+    with progress("reading manifests", None) as reading:
+        framework, state = prepare_run(args.profile, args.cluster, [args.pod] if args.pod else None,
+                                       root=root_of(args), seed=args.seed, replace=True,
+                                       on_file=lambda _path: reading.advance())
+    report_notes(state.notes, args.verbose, state.admission)
+    refused = None
+    if args.pod:
+        pod, refused = take_pod_file(str(Path(args.pod)), state)
+    else:
+        pod = first_pending(state, framework)
+    serves = framework.profile.scheduler_name
+    if pod.scheduler_name != serves:
+        print(printable(f"note: pod {pod.key} asks for schedulerName {pod.scheduler_name!r}; profile "
+                        f"{framework.profile.name!r} serves {serves!r}: scored as if it served the pod"),
+              file=sys.stderr)
+    report = score_pod(framework, state, pod, seed=args.seed, refused=refused)
     if args.output == "json":
         print_json(score_json(report), plugin_problems=True)
     else:
-        print(score_text(report))
+        top = None if args.all or args.wide else 20
+        print(render_score(score_json(report), width=width(args.wide), top=top, color=use_color()))
     return 0
 
 
@@ -59,7 +79,7 @@ def _score_details(report: Any) -> dict[str, list[dict[str, Any]]]:
     """Each scoring plugin's own detail of its score on every node (:meth:`ruleset.Plugin.score_details`),
     by the name it is reported under. A plugin whose details fail, or do not give one
     mapping per node, shows none: the report goes on."""
-    scores = report.result.scores
+    scores = report.result.scores if report.result is not None else None
     if scores is None:
         return {}
     framework = report.framework
@@ -85,6 +105,9 @@ def score_json(report: Any) -> dict[str, Any]:
     ``rules``: per preference rule that applies to the pod, ``{"matched", "score" (100 or
     0), "weight", "weighted"}``).
     """
+    if report.result is None:  # refused: no node was tried
+        return {"pod": report.pod.key, "profile": report.profile.name, "nodes": [], "selected": None,
+                "message": report.refused, "preemption": None, "refused": True}
     details = _score_details(report)
     result = report.result
     snapshot = report.state.snapshot
@@ -132,79 +155,3 @@ def score_json(report: Any) -> dict[str, Any]:
     if error is not None:  # the plugin error that aborted the cycle, as structured data
         out["error"] = error.to_json()
     return out
-
-
-def _error_text(error: dict[str, Any]) -> str:
-    """An error object as a line of the text report (naming the plugin and package, if any)."""
-    if error.get("plugin") is None:
-        return str(error["message"])
-    return f"{error['message']} (plugin {error['plugin']}, package {error['package']})"
-
-
-def _columns(data: dict[str, Any], weights: dict[str, int]) -> list[tuple[str, tuple[str, str | None]]]:
-    """Table columns as ``(title, (plugin, rule or None))``: each plugin, then its rules, if any."""
-    columns: list[tuple[str, tuple[str, str | None]]] = []
-    for plugin, weight in weights.items():
-        columns.append((f"{plugin}×{weight}", (plugin, None)))
-        rules: dict[str, int] = {}
-        for node in data["nodes"]:
-            for rule, s in node["scores"].get(plugin, {}).get("rules", {}).items():
-                rules.setdefault(rule, s["weight"])
-        columns.extend((f"{plugin}:{rule}×{weight}", (plugin, rule)) for rule, weight in rules.items())
-    return columns
-
-
-def score_text(report: Any) -> str:
-    """A readable table: nodes × plugins, with reasons for rejected nodes."""
-    data = score_json(report)
-    weights: dict[str, int] = {}  # each scoring plugin's weight, in order of appearance
-    for node in data["nodes"]:
-        for plugin, s in node["scores"].items():
-            weights.setdefault(plugin, s["weight"])
-    columns = _columns(data, weights)
-    header = ["NODE", *[title for title, _ in columns], "TOTAL", ""]
-    rows = []
-    for node in data["nodes"]:
-        if node["filter"]["code"] == "Error":  # the cycle's error, written once below
-            rows.append([node["name"], *["-" for _ in columns], "-", f"✗ {node['filter']['plugin']} (Error)"])
-            continue
-        if node["filter"]["code"] != "Success":
-            reasons = ", ".join(node["filter"]["reasons"])
-            rows.append([node["name"], *["-" for _ in columns], "-",
-                         f"✗ {node['filter']['plugin']}: {reasons} ({node['filter']['code']})"])
-            continue
-        cells = []
-        for _, (plugin, rule) in columns:
-            s = node["scores"].get(plugin)
-            if s is not None and rule is not None:
-                s = s.get("rules", {}).get(rule)
-                cells.append("" if s is None else str(s["score"]))
-            elif s is None:
-                cells.append("")
-            elif s["raw"] != s["score"]:
-                cells.append(f"{s['score']} (raw {s['raw']})")
-            else:
-                cells.append(str(s["score"]))
-        mark = "← selected" if node["name"] == data["selected"] else ""
-        total = "" if node["total"] is None else str(node["total"])
-        rows.append([node["name"], *cells, total, mark])
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    lines = [f"pod {data['pod']}  profile {data['profile']}", ""]
-    for row in [header, *rows]:
-        lines.append("  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
-    lines.append("")
-    if data["selected"]:
-        lines.append(f"selected: {data['selected']}")
-    elif data.get("error"):
-        lines.append(f"error: {_error_text(data['error'])}")
-    else:
-        lines.append(f"unschedulable: {data['message']}")
-        pre = data.get("preemption")
-        if pre and pre.get("error"):
-            lines.append(f"preemption: error: {_error_text(pre['error'])}")
-        elif pre:
-            lines.append(f"preemption: nominated node {pre.get('nominatedNode')}")
-            for cand in pre.get("candidates", []):
-                lines.append(f"  candidate {cand['node']}: victims {', '.join(cand['victims']) or '-'}"
-                             f", PDB violations {cand['pdbViolations']}")
-    return "\n".join(printable(line) for line in lines)  # names and reasons come from the input
