@@ -79,8 +79,8 @@ def parse_scale(values: list[str] | None) -> list[Any]:
         parts = target.split("/")
         if (not sep or len(parts) != 3 or not all(parts) or not count.isascii() or not count.isdigit()
                 or len(count) > 7 or int(count) > MAX_SCALE):
-            problems.append(Problem(f"--scale {printable(value)!s}: expected KIND/NAMESPACE/NAME=N with N at "
-                                    f"most {MAX_SCALE:,} (e.g. deployment/default/web=40)",
+            problems.append(Problem(f"expected KIND/NAMESPACE/NAME=N with N at most {MAX_SCALE:,} "
+                                    "(e.g. deployment/default/web=40)", file=f"--scale {value}",
                                     code="invalid-value"))
             continue
         out.append(ScaleRequest(kind=parts[0], namespace=parts[1], name=parts[2], replicas=int(count),

@@ -147,14 +147,14 @@ def _scale(cluster: Cluster, admission: Admission, request: ScaleRequest, seed: 
     """``--scale``: the workload's missing replicas become pending pods from its template."""
     kind = _KIND_NAMES.get(request.kind.lower())
     if kind is None:
-        problems.append(Problem(f"--scale {request.text}: {request.kind!r} is not a workload kind ruleset "
-                                "scales (Deployment, ReplicaSet, ReplicationController, StatefulSet)",
+        problems.append(Problem(f"{request.kind!r} is not a workload kind ruleset scales (Deployment, "
+                                "ReplicaSet, ReplicationController, StatefulSet)", file=f"--scale {request.text}",
                                 code="invalid-value"))
         return
     target = next((w for w in cluster.workloads if w.kind == kind and _named(w.raw, request)), None)
     if target is None:
-        problems.append(Problem(f"--scale {request.text}: no {kind} {request.namespace}/{request.name} in "
-                                "the cluster", code="invalid-value"))
+        problems.append(Problem(f"no {kind} {request.namespace}/{request.name} in the cluster",
+                                file=f"--scale {request.text}", code="invalid-value"))
         return
     replica_sets = [w.raw for w in cluster.workloads if w.kind == "ReplicaSet"]
     expansion = scale(kind, target.raw, request.replicas, cluster.pods, replica_sets=replica_sets,

@@ -263,15 +263,41 @@ def test_junit_stays_valid_xml(capsys):
     assert failure.getAttribute("message") == "plugins.\"a\\x01\": unknown plugin 'a\\x01'"
 
 
-def test_any_output_encoding_works(monkeypatch, capsys):
+PROBE = "kind: Pod\nmetadata: {name: probe, namespace: default}\nspec: {containers: [{name: c}]}\n"
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    pytest.param(["score"], {
+        0: "pod shop/payments-9f7c-p0  profile default",
+        5: "   20  NodeResourcesFit   Insufficient cpu                                                   "
+           "gp-a-0, gp-a-1, gp-a-2, ...",
+    }, id="score-unschedulable"),
+    pytest.param(["score", "--pod", "probe.yaml"], {
+        0: "pod default/probe  profile default",
+        11: "gp-c-4   100 (0)        0  100 (0)         0        98         0          97        100  1000495"
+            "  <- selected",
+        29: "  Spread      PodTopologySpread x2",
+        36: "  TOTAL       the sum of weight x normalized score",
+    }, id="score-selected"),
+    pytest.param(["schedule"], {
+        0: "profile default: 10 pending pods",
+        4: "cpu              48.8%  ->   56.8%  96.5 / 170 cores",
+        28: "shop/web-7d9f8c6b5-p0  ->  gp-c-4   1000483",
+    }, id="schedule"),
+])
+def test_any_output_encoding_works(monkeypatch, argv, expected):
+    """An ASCII stdout gets the ASCII forms of the marks (->, x, <-, ...), never backslash escapes."""
+    monkeypatch.setenv("COLUMNS", "120")
+    Path("probe.yaml").write_text(PROBE)
     raw = io.BytesIO()
     stream = io.TextIOWrapper(raw, encoding="ascii")
     monkeypatch.setattr(sys, "stdout", stream)
-    assert main(["score"]) == 0
+    assert main(argv) == 0
     stream.flush()
     text = raw.getvalue().decode("ascii")
-    assert text.startswith("pod shop/payments-9f7c-p0  profile default\n")
-    assert "\\u2190 selected" in text or "\\u2717" in text
+    lines = text.splitlines()
+    assert {i: lines[i] for i in expected} == expected
+    assert "\\u" not in text
 
 
 def test_an_undecodable_argument_is_escaped_in_json(capsys):

@@ -82,19 +82,28 @@ def multi_line(kwargs: dict[str, Any]) -> Any:
 
 
 def test_schedule_text_one_line_per_problem_and_the_next_pod_schedules(cli):
-    code, out, err = cli("schedule", {"filter": multi_line})
+    # --wide: no width limit, so that a row is one line unless its text has a line break.
+    code, out, err = cli("schedule", {"filter": multi_line}, False, "--wide")
     message = "running 'Broken' filter plugin for pod 'bad': RuntimeError: first line | second line"
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert lines[:8] == [
-        "profile broken: 2 pending pod(s)",
+    assert lines[:2] == [
+        "profile broken: 2 pending pods",
+        "scheduled 1, unschedulable 1, preemptions 0 (0 evicted), plugin errors 1",
+    ]
+    start = lines.index("unschedulable: 1 pod")
+    assert lines[start:start + 11] == [
+        "unschedulable: 1 pod",
+        "PODS  REASON                                                                                FOR EXAMPLE",
+        f"   1  {message}  default/bad",
         "",
-        f"  default/bad   ✗  {message}",
-        "  default/good  →  n2  (score 0)",
+        "plugin errors: 1",
+        "POD          ATTEMPT  PLUGIN  PACKAGE               ERROR",
+        f"default/bad        1  Broken  {PACKAGE}  {message}",
         "",
-        "plugin errors:",
-        f"  default/bad (attempt 1): {message} (plugin Broken, package {PACKAGE})",
-        "",
+        "placements, in the order they were made: 1",
+        "POD              NODE  SCORE",
+        "default/good  →  n2        0",
     ]
     assert "Traceback" not in out
 
@@ -146,27 +155,32 @@ def test_score_json_a_score_error_keeps_the_filter_outcomes(cli):
     assert [(n["filter"]["code"], n["scored"]) for n in data["nodes"]] == [("Success", False), ("Success", False)]
 
 
-def test_score_text_writes_the_error_once(cli):
+def test_score_text_writes_the_error_once(cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
     code, out, err = cli("score", {"filter": boom})
     assert (code, err) == (0, "")
-    assert out.splitlines()[-3:] == [
-        "n2    -      ✗ Broken (Error)",
+    assert out.splitlines() == [
+        "pod default/bad  profile broken",
+        "2 nodes: 0 feasible, 0 rejected",
         "",
+        "not evaluated: 2 nodes (the cycle ended with an error)",
         f"error: {FILTER_BOOM} (plugin Broken, package {PACKAGE})",
     ]
 
 
-def test_score_shows_a_preemption_error_instead_of_null(cli):
+def test_score_shows_a_preemption_error_instead_of_null(cli, monkeypatch):
     code, out, _ = cli("score", {"filter": on_one_node(boom)}, True, "-o", "json")
     data = json.loads(out)
     assert data["preemption"] == {"candidates": [], "nominatedNode": None, "reason": "",
                                   "error": error(FILTER_BOOM)}
     assert data["message"] == "0/2 nodes are available: 2 Insufficient cpu."
+    monkeypatch.setenv("COLUMNS", "120")
     code, out, _ = cli("score", {"filter": on_one_node(boom)}, True)
     assert code == 0
-    assert out.splitlines()[-2:] == [
+    assert out.splitlines()[-3:] == [
         "unschedulable: 0/2 nodes are available: 2 Insufficient cpu.",
-        f"preemption: error: {FILTER_BOOM} (plugin Broken, package {PACKAGE})",
+        f"preemption:    error: {FILTER_BOOM} (plugin Broken, package",
+        f"               {PACKAGE})",
     ]
 
 

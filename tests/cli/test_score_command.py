@@ -62,19 +62,30 @@ def test_json_contract(tmp_path, capsys):
     }
 
 
-def test_text_table(tmp_path, capsys):
+def test_text_table(tmp_path, capsys, monkeypatch):
+    """A column per scoring plugin (its weight in the legend), the total, the selected node marked,
+    the rejected node with its plugin and reason, and the outcome."""
+    monkeypatch.setenv("COLUMNS", "120")
     code, out, _ = run(capsys, "score", *files(tmp_path))
     assert code == 0
     assert out.splitlines() == [
         "pod shop/web  profile web",
+        "3 nodes: 2 feasible, 1 rejected",
         "",
-        "NODE  NodeLabel×2  TOTAL",
-        "n1    100          200    ← selected",
-        "n2    50           100",
-        "n3    -            -      ✗ NodeLabel: node(s) didn't have the requested labels "
-        "(UnschedulableAndUnresolvable)",
+        "feasible nodes by total:",
+        "NODE  NodeLabel  TOTAL",
+        "n1          100    200  ← selected",
+        "n2           50    100",
         "",
-        "selected: n1",
+        "  NodeLabel  NodeLabel ×2",
+        "  cells      the normalized score, then the raw score in brackets when it differs",
+        "  TOTAL      the sum of weight × normalized score",
+        "",
+        "rejected: 1 of 3 nodes",
+        "NODES  REJECTED BY  REASON                                                                   FOR EXAMPLE",
+        "    1  NodeLabel    node(s) didn't have the requested labels (UnschedulableAndUnresolvable)  n3",
+        "",
+        "selected: n1 (total 200)",
     ]
 
 
@@ -109,7 +120,7 @@ def test_missing_files_exit_2(tmp_path, capsys):
 def test_pod_file_must_hold_one_pod(tmp_path, capsys):
     code, _, err = run(capsys, "score", *files(tmp_path, pod=POD + "---\n" + POD.replace("web", "web2")))
     assert code == 2
-    assert err == f"error: {tmp_path / 'pod.yaml'}: expected exactly one Pod, found 2\n"
+    assert err == f"error: {tmp_path / 'pod.yaml'}: expected exactly one Pod or workload, found 2\n"
 
 
 def test_usage_error_exits_2(capsys):

@@ -54,7 +54,7 @@ spec:
 """
 
 
-def score(tmp_path, capsys, pod=POD, output="json"):
+def score(tmp_path, capsys, *more, pod=POD, output="json"):
     (tmp_path / "p.toml").write_text(PROFILE)
     (tmp_path / "c.yaml").write_text(CLUSTER)
     (tmp_path / "pod.yaml").write_text(pod)
@@ -69,6 +69,7 @@ def score(tmp_path, capsys, pod=POD, output="json"):
             str(tmp_path / "pod.yaml"),
             "--output",
             output,
+            *more,
         ]
     )
     out, err = capsys.readouterr()
@@ -98,11 +99,13 @@ def test_preemption_candidates_and_nominated_node(tmp_path, capsys):
 
 
 def test_preemption_text(tmp_path, capsys):
-    out = score(tmp_path, capsys, output="text")
+    """The nominated node with its victims and why it was chosen; with --wide, every candidate."""
+    out = score(tmp_path, capsys, "--wide", output="text")
     assert out.splitlines()[-3:] == [
-        "preemption: nominated node n2",
-        "  candidate n2: victims shop/batch-0, PDB violations 0",
-        "  candidate n1: victims shop/db-0, shop/cache-0, PDB violations 1",
+        "preemption:    would evict 1 pod on n2 (shop/batch-0); chosen among 2 candidate nodes for fewest "
+        "PDB violations",
+        "               candidate n2: victims shop/batch-0, PDB violations 0",
+        "               candidate n1: victims shop/db-0, shop/cache-0, PDB violations 1",
     ]
 
 

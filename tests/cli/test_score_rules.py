@@ -122,23 +122,42 @@ def test_other_plugins_keep_their_entries_and_rules_without_score_add_nothing(tm
 
 
 def test_text_table_has_a_column_per_rule(tmp_path, capsys):
-    out = run(capsys, tmp_path)
+    """With --wide, each rule that applies to the pod has a column after the Rules column, and the
+    legend gives each rule's weight."""
+    out = run(capsys, tmp_path, "--wide")
     assert out.splitlines() == [
         "pod shop/db  profile rules",
+        "4 nodes: 3 feasible, 1 rejected",
         "",
-        "NODE  Rules×1        Rules:databases-on-ssd×5  Rules:zone-a×1  TOTAL",
-        "n1    100 (raw 600)  100                       100             100    ← selected",
-        "n2    83 (raw 500)   100                       0               83",
-        "n3    -              -                         -               -      "
-        '✗ Rules: node(s) didn\'t match rule "databases-on-ssd" (UnschedulableAndUnresolvable)',
-        "n4    16 (raw 100)   0                         100             16",
+        "feasible nodes by total:",
+        "NODE      Rules  Rules:databases-on-ssd  Rules:zone-a  TOTAL",
+        "n1    100 (600)                     100           100    100  ← selected",
+        "n2     83 (500)                     100             0     83",
+        "n4     16 (100)                       0           100     16",
         "",
-        "selected: n1",
+        "  Rules                   Rules ×1",
+        "  Rules:databases-on-ssd  rule databases-on-ssd of Rules ×5: 100 if it matches, else 0",
+        "  Rules:zone-a            rule zone-a of Rules ×1: 100 if it matches, else 0",
+        "  cells                   the normalized score, then the raw score in brackets when it differs",
+        "  TOTAL                   the sum of weight × normalized score",
+        "",
+        "rejected: 1 of 4 nodes",
+        "NODES  REJECTED BY  REASON                                                                       "
+        "FOR EXAMPLE",
+        '    1  Rules        node(s) didn\'t match rule "databases-on-ssd" (UnschedulableAndUnresolvable)  n3',
+        "",
+        "selected: n1 (total 100)",
     ]
 
 
 def test_text_rule_columns_follow_the_rules_column(tmp_path, capsys):
     profile = PROFILE.replace('name = "rules"\n', 'name = "rules"\n[plugins.Rules]\nweight = 3\n'
                               '[plugins.NodeLabel]\nargs = { presentLabelsPreference = ["zone"] }\n')
-    header = run(capsys, tmp_path, profile=profile, pod=WEB).splitlines()[2]
-    assert header.split() == ["NODE", "Rules×3", "Rules:zone-a×1", "Rules:web-only×1", "NodeLabel×1", "TOTAL"]
+    lines = run(capsys, tmp_path, "--wide", profile=profile, pod=WEB).splitlines()
+    assert lines[4] == "NODE      Rules  Rules:zone-a  Rules:web-only  NodeLabel  TOTAL"
+    assert lines[10:14] == [
+        "  Rules           Rules ×3",
+        "  Rules:zone-a    rule zone-a of Rules ×1: 100 if it matches, else 0",
+        "  Rules:web-only  rule web-only of Rules ×1: 100 if it matches, else 0",
+        "  NodeLabel       NodeLabel ×1",
+    ]
