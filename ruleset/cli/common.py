@@ -59,8 +59,11 @@ def report_notes(notes: dict, verbose: bool, admission: dict | None = None) -> N
     server's defaulting and admission changed in the pods (to stderr)."""
     if not verbose:
         return
+    from ruleset.cli.terminal import symbols
+
+    times = symbols(sys.stderr).times
     for what, count in sorted(notes.items()):
-        print(f"note: skipped {count} × {printable(what)}", file=sys.stderr)
+        print(f"note: skipped {count} {times} {printable(what)}", file=sys.stderr)
     for what, count in sorted((admission or {}).items()):
         print(f"note: admission: {printable(what)}: {count} pod{'s' if count != 1 else ''}", file=sys.stderr)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ruleset.cli.common import add_root_argument, root_of
+from ruleset.cli.terminal import symbols
 from ruleset.errors import printable
 
 OUTPUTS = ("text", "json", "toml")
@@ -100,12 +101,13 @@ def profile_text(document: dict[str, Any]) -> str:
     lines.append(f"percentageOfNodesToScore: {pct if pct else '0 (adaptive)'}")
     lines.append("")
     weights = {p["writtenAs"]: p["weight"] for p in document["plugins"]}
+    times = symbols().times
     lines.append("extension points, in run order:")
     width = max(len(point) for point in document["extensionPoints"])
     for point, names in document["extensionPoints"].items():
         if not names:
             continue
-        shown = [f"{n}×{weights[n]}" if point == "score" else n for n in names]
+        shown = [f"{n}{times}{weights[n]}" if point == "score" else n for n in names]
         lines.append(f"  {point.ljust(width)}  {', '.join(shown)}")
     lines.append("")
     lines.append("plugins:")

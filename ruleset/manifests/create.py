@@ -148,8 +148,8 @@ def _scale(cluster: Cluster, admission: Admission, request: ScaleRequest, seed: 
     kind = _KIND_NAMES.get(request.kind.lower())
     if kind is None:
         problems.append(Problem(f"{request.kind!r} is not a workload kind ruleset scales (Deployment, "
-                                "ReplicaSet, ReplicationController, StatefulSet)", file=f"--scale {request.text}",
-                                code="invalid-value"))
+                                "ReplicaSet, ReplicationController, StatefulSet)",
+                                file=f"--scale {request.text}", code="invalid-value"))
         return
     target = next((w for w in cluster.workloads if w.kind == kind and _named(w.raw, request)), None)
     if target is None:
