@@ -143,7 +143,7 @@ def build_cluster_state(cluster: Cluster) -> ClusterState:
     )
     snapshot = Snapshot(cluster.nodes, workloads)
     state = ClusterState(snapshot=snapshot, pending=[], notes=Counter(cluster.skipped),
-                         admission=Counter(cluster.admission))
+                         admission=Counter(cluster.admission), warnings=Counter(cluster.warnings))
     for pod in cluster.pods:
         error = resolve_priority(pod, classes, default)
         # Priority refuses in the mutating phase, before the other plugins' refusals.

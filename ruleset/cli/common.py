@@ -54,9 +54,14 @@ def root_of(args: argparse.Namespace) -> Path | None:
     raise RulesetError([Problem(f"--root: {reason}", file=args.root, code="io-error")])
 
 
-def report_notes(notes: dict, verbose: bool, admission: dict | None = None) -> None:
-    """Under --verbose, say what the input held that the engine skipped, and what the API
-    server's defaulting and admission changed in the pods (to stderr)."""
+def report_notes(notes: dict, verbose: bool, admission: dict | None = None,
+                 warnings: dict | None = None) -> None:
+    """Say what ``--pods`` files held that gives no pod (always), and under --verbose what the
+    input held that the engine skipped and what the API server's defaulting and admission
+    changed in the pods (to stderr)."""
+    for (file, what), count in (warnings or {}).items():
+        times = f" ({count} of them)" if count > 1 else ""
+        print(f"warning: {printable(file or '<input>')}: {printable(what)}{times}", file=sys.stderr)
     if not verbose:
         return
     from ruleset.cli.terminal import symbols

@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         framework, state = prepare_run(args.profile, args.cluster, [args.pod] if args.pod else None,
                                        root=root_of(args), seed=args.seed, replace=True,
                                        on_file=lambda _path: reading.advance())
-    report_notes(state.notes, args.verbose, state.admission)
+    report_notes(state.notes, args.verbose, state.admission, state.warnings)
     refused = None
     if args.pod:
         pod, refused = take_pod_file(str(Path(args.pod)), state)

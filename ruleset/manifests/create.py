@@ -46,6 +46,8 @@ def create_pods(cluster: Cluster, problems: list[Problem], seed: int = 0,
         if source.kind not in WORKLOAD_KINDS:
             cluster.skipped[f"{source.kind} (its pods are not created: ruleset creates those of "
                             f"{', '.join(sorted(WORKLOAD_KINDS))})"] += 1
+            cluster.warnings[(source.file, f"{source.kind}: its pods are not created (they come on a "
+                                           "schedule); skipped")] += 1
             continue
         expansion = expand(source.kind, source.raw, cluster.nodes, file=source.file, document=source.document,
                            seed=seed)

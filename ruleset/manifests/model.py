@@ -60,6 +60,9 @@ class Cluster:
     refused: dict[Pod, str] = field(default_factory=dict)
     #: What admission changed: kind of change → number of pods.
     admission: Counter = field(default_factory=Counter)
+    #: What ``--pods`` files held that gives no pod (a CronJob, a ConfigMap): said always,
+    #: since the user asked for pods, as one line per kind and file.
+    warnings: Counter = field(default_factory=Counter)
 
     def extend(self, other: Cluster) -> None:
         for name in ("nodes", "pods", "services", "replication_controllers", "replica_sets", "stateful_sets",
@@ -70,3 +73,4 @@ class Cluster:
         self.skipped.update(other.skipped)
         self.kinds.update(other.kinds)
         self.admission.update(other.admission)
+        self.warnings.update(other.warnings)

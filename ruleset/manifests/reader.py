@@ -171,6 +171,8 @@ def collect_documents(documents: Iterable[tuple[int, Any]], file: str | None, pr
             if entry is None:
                 if name not in RAW_WORKLOADS:
                     cluster.skipped[name] += 1
+                    if role == "pods":
+                        cluster.warnings[(file, f"{name}: not a pod or a workload; skipped")] += 1
                 continue
             attr, decoder = entry
             ctx = DecodeContext(file=file, document=index, subject=name, api_checks=api_checks)

@@ -18,6 +18,8 @@ class ClusterState:
     notes: Counter[str] = field(default_factory=Counter)
     #: What the API server's defaulting and admission changed: kind of change → number of pods.
     admission: Counter[str] = field(default_factory=Counter)
+    #: ``(file, what)`` of ``--pods`` input that gives no pod, with how many times: said always.
+    warnings: Counter[tuple[str | None, str]] = field(default_factory=Counter)
     #: Pods that can never be scheduled because their manifest is inconsistent, with why.
     pod_errors: dict[Pod, str] = field(default_factory=dict)
 

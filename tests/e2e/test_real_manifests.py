@@ -271,3 +271,16 @@ def test_scale_a_dumped_deployment_adds_only_the_missing_replicas_to_its_replica
     assert all(re.fullmatch(r"shop/web-5d78c9869d-[bcdfghjklmnpqrstvwxz2456789]{5}", pod) for pod in pods)
     code, data = run(tmp_path, capsys, "schedule", "--cluster", cluster, "--scale", "deploy/shop/web=2")
     assert (code, data["placements"]) == (0, [])
+
+
+def test_what_a_pods_file_holds_besides_pods_is_said_without_verbose(tmp_path, capsys):
+    mixed = write(tmp_path, "mixed.yaml", "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly}\n"
+                                          "spec: {schedule: '0 3 * * *'}\n---\nkind: ConfigMap\nmetadata: {name: x}\n"
+                                          "---\nkind: ConfigMap\nmetadata: {name: y}\n---\nkind: Pod\n"
+                                          "metadata: {name: p}\nspec: {containers: [{name: c}]}\n")
+    code = main(["schedule", "--cluster", write(tmp_path, "n.yaml", node("n1")), "--pods", mixed, "-o", "json"])
+    err = capsys.readouterr().err
+    assert (code, err.splitlines()) == (0, [
+        f"warning: {mixed}: ConfigMap: not a pod or a workload; skipped (2 of them)",
+        f"warning: {mixed}: CronJob: its pods are not created (they come on a schedule); skipped",
+    ])
