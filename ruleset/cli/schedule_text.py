@@ -10,7 +10,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from ruleset.cli.terminal import Symbols, examples_width, render, symbols
+from ruleset.cli.score_text import names_column, render_fitted
+from ruleset.cli.terminal import Symbols, examples_width, symbols
 from ruleset.errors import printable
 
 #: Placements, preemptions and plugin errors listed before "… and K more (--all)".
@@ -78,7 +79,12 @@ def _counts(doc: dict[str, Any]) -> tuple[list[str], dict[str, int]]:
     }
     names = doc.get("profiles") or [doc["profile"]]
     which = "profile" if len(names) == 1 else "profiles"
-    lines = [f"{which} {', '.join(names)}: {_plural(len(placements), 'pending pod')}"]
+    # Every pending pod is counted, and those for other schedulers said apart: they are in the
+    # input, but no profile here will ever place them.
+    head = f"{which} {', '.join(names)}: {_plural(len(placements), 'pending pod')}"
+    if counts["unserved"]:
+        head += f" ({counts['unserved']} for other schedulers)"
+    lines = [head]
     parts = [f"scheduled {counts['scheduled']}", f"unschedulable {counts['unschedulable']}"]
     if counts["unserved"]:
         parts.append(f"not served {counts['unserved']}")
@@ -92,7 +98,7 @@ def _counts(doc: dict[str, Any]) -> tuple[list[str], dict[str, int]]:
 def _utilisation(usage: dict[str, Any], color: bool, sym: Symbols) -> list[Any]:
     before, after = usage["before"], usage["after"]
     table = _table(color)
-    table.add_column("CLUSTER", overflow="fold")
+    table.add_column("CLUSTER", no_wrap=True)
     table.add_column("BEFORE", justify="right", no_wrap=True)
     table.add_column("", no_wrap=True)
     table.add_column("AFTER", justify="right", no_wrap=True)
@@ -106,7 +112,7 @@ def _utilisation(usage: dict[str, Any], color: bool, sym: Symbols) -> list[Any]:
     zones = after.get("zones") or {}
     if len(zones) > 1 or (zones and "" not in zones):
         zone_table = _table(color)
-        zone_table.add_column("ZONE", overflow="fold")
+        zone_table.add_column("ZONE", no_wrap=True)
         resources = _resources(after)
         for resource in resources:
             zone_table.add_column(_text(_header(resource)), justify="right", overflow="fold")
@@ -143,11 +149,12 @@ def _grouped(doc: dict[str, Any], width: int | None, everything: bool, color: bo
         table = _table(color)
         table.add_column("PODS", justify="right", no_wrap=True)
         table.add_column(column, overflow="fold")
-        table.add_column("FOR EXAMPLE", overflow="fold", max_width=examples_width(width))
+        table.add_column("FOR EXAMPLE", overflow="fold")
         for key, pods in sorted(found.items(), key=lambda item: -len(item[1])):
             shown = pods if everything else pods[:EXAMPLES]
             more = f", {sym.ellipsis}" if len(shown) < len(pods) else ""
             table.add_row(str(len(pods)), _text(key), _text(", ".join(shown) + more))
+        names_column(table, 2, examples_width(width))
         total = sum(map(len, found.values()))
         out += [Text(""), Text(f"{title}: {_plural(total, 'pod')}", style=bold), table]
     return out
@@ -162,7 +169,8 @@ def _more(listed: int, total: int, sym: Symbols) -> list[Text]:
     return [Text(f"{sym.ellipsis} and {total - listed} more (--all)")] if listed < total else []
 
 
-def _events(doc: dict[str, Any], everything: bool, color: bool, sym: Symbols) -> list[Any]:
+def _events(doc: dict[str, Any], width: int | None, everything: bool, color: bool,
+            sym: Symbols) -> list[Any]:
     out: list[Any] = []
     bold = "bold" if color else ""
     errors = _plugin_errors(doc)
@@ -171,7 +179,8 @@ def _events(doc: dict[str, Any], everything: bool, color: bool, sym: Symbols) ->
         table = _table(color)
         for column in ("POD", "ATTEMPT", "PLUGIN", "PACKAGE", "ERROR"):
             table.add_column(column, overflow="fold", justify="right" if column == "ATTEMPT" else "left",
-                             ratio=3 if column == "ERROR" else None)
+                             ratio=3 if column == "ERROR" else None,
+                             no_wrap=column in ("POD", "PLUGIN", "PACKAGE"))
         for e in shown:
             error = e["error"]
             table.add_row(_text(e["pod"]), str(e.get("attempt") or ""), _text(error["plugin"]),
@@ -183,10 +192,11 @@ def _events(doc: dict[str, Any], everything: bool, color: bool, sym: Symbols) ->
         shown = preemptions if everything else preemptions[:FIRST]
         table = _table(color)
         for column in ("POD", "NODE", "EVICTS", "CHOSEN FOR"):
-            table.add_column(column, overflow="fold")
+            table.add_column(column, overflow="fold", no_wrap=column in ("POD", "NODE"))
         for e in shown:
             victims = ", ".join(e.get("victims") or []) or "-"
             table.add_row(_text(e["pod"]), _text(e.get("node")), _text(victims), _text(e.get("reason") or ""))
+        names_column(table, 2, examples_width(width))
         out += [Text(""), Text(f"preemptions: {len(preemptions)}", style=bold), table,
                 *_more(len(shown), len(preemptions), sym)]
     return out
@@ -199,9 +209,9 @@ def _placements(doc: dict[str, Any], everything: bool, color: bool, sym: Symbols
     shown = placed if everything else placed[:FIRST]
     profiles = len(doc.get("profiles") or [doc["profile"]]) > 1
     table = _table(color)
-    table.add_column("POD", overflow="fold")
+    table.add_column("POD", no_wrap=True)
     table.add_column("", no_wrap=True)
-    table.add_column("NODE", overflow="fold")
+    table.add_column("NODE", no_wrap=True)
     table.add_column("SCORE", justify="right", no_wrap=True)
     if profiles:
         table.add_column("PROFILE", overflow="fold")
@@ -242,7 +252,7 @@ def _nodes(doc: dict[str, Any], every: bool, color: bool, sym: Symbols) -> list[
         title = (f"nodes, requested / allocatable: the {ENDS} most and {ENDS} least loaded of {len(rows)} "
                  f"(--nodes: all)")
     table = _table(color)
-    table.add_column("NODE", overflow="fold")
+    table.add_column("NODE", no_wrap=True)
     for header in ("CPU", "MEMORY", "PODS", *[_header(r) for r in extended]):
         table.add_column(printable(header), justify="right", overflow="fold")
     for position, i in enumerate(picked):
@@ -272,7 +282,7 @@ def render_schedule(doc: dict[str, Any], *, width: int | None, all_placements: b
     if doc.get("utilisation"):
         out += [Text(""), *_utilisation(doc["utilisation"], color, sym)]
     out += _grouped(doc, width, all_placements, color, sym)
-    out += _events(doc, all_placements, color, sym)
+    out += _events(doc, width, all_placements, color, sym)
     out += _placements(doc, all_placements, color, sym)
     out += _nodes(doc, nodes, color, sym)
-    return render(out, width=width, color=color)
+    return render_fitted(out, width=width, color=color)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
@@ -103,24 +104,89 @@ def _cell(entry: dict[str, Any] | None) -> str:
     return str(entry.get("score"))
 
 
-def _feasible_table(doc: dict[str, Any], shown: list[dict[str, Any]], below: list[dict[str, Any]],
-                    headers: dict[str, str], rule_columns: list[tuple[str, str]], sym: Symbols,
-                    color: bool) -> Table:
-    """The ``shown`` nodes, then (after a row of dots) the selected node when it ranks below them;
-    a column per plugin, each followed by its ``rule_columns``."""
+def _line_width(value: object) -> int:
+    return max((cell_len(line) for line in str(value).split("\n")), default=0)
+
+
+def _word_width(value: object) -> int:
+    return max((cell_len(word) for word in str(value).split()), default=0)
+
+
+#: What a wrapping column (a reason, a message) is counted as at least when a table's narrowest
+#: width is worked out; rich may still fold such a column narrower.
+_WRAPPING_LEAST = 10
+#: The room a wrapping column gets in a table that is wider than the terminal anyway: once a
+#: line overflows, a few more characters cost less than a reason one word a line.
+_WRAPPING_OVERFLOW = 30
+
+
+def names_column(table: Table, index: int, limit: int | None) -> None:
+    """Make column ``index`` of ``table``, a list of names wrapping between names, never cut a
+    name: as wide as its content up to ``limit``, and never narrower than its longest name.
+    A fixed width, because rich narrows wrapping columns below their longest word."""
+    column = table.columns[index]
+    cells = [column.header, *column.cells]
+    longest = max(_word_width(cell) for cell in cells)
+    column.width = max(longest, min(max(_line_width(cell) for cell in cells), limit or 1_000_000))
+    column.max_width = None
+
+
+def least_width(table: Table, wrapping: int = _WRAPPING_LEAST) -> int:
+    """The narrowest ``table`` can be drawn without cutting a name or a number: its fixed-width
+    and ``no_wrap`` columns whole, each wrapping one its longest word or line, up to
+    ``wrapping`` columns (the least room a reason needs), two spaces between."""
+    needed = 0
+    for column in table.columns:
+        cells = [column.header, *column.cells]
+        if column.width is not None:
+            needed += column.width
+        elif column.no_wrap:
+            column.min_width = max(_line_width(cell) for cell in cells)
+            needed += column.min_width
+        else:
+            measure = _word_width if wrapping <= _WRAPPING_LEAST else _line_width
+            needed += min(wrapping, max(measure(cell) for cell in cells))
+    return needed + 2 * max(0, len(table.columns) - 1)
+
+
+def render_fitted(parts: list[Any], *, width: int | None, color: bool = False) -> str:
+    """``parts`` drawn as :func:`~ruleset.cli.terminal.render` draws them, except that a table
+    too wide for ``width`` even at its narrowest (:func:`least_width`) is drawn as wide as it
+    needs: a line longer than the terminal beats a cut name."""
+    chunks: list[str] = []
+    run: list[Any] = []
+    for part in [*parts, None]:
+        if isinstance(part, Table) and width is not None and part.box is None and part.show_header:
+            needed = least_width(part)
+            if needed > width:
+                if run:
+                    chunks.append(render(run, width=width, color=color))
+                    run = []
+                chunks.append(render([part], width=least_width(part, _WRAPPING_OVERFLOW), color=color))
+                continue
+        if part is None:
+            if run:
+                chunks.append(render(run, width=width, color=color))
+        else:
+            run.append(part)
+    return "\n".join(chunks)
+
+
+def _columns(headers: dict[str, str], rule_columns: list[tuple[str, str]]) -> list[tuple[str, str | None]]:
     columns: list[tuple[str, str | None]] = []
     for plugin in headers:
         columns += [(plugin, None), *[(p, rule) for p, rule in rule_columns if p == plugin]]
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold" if color else "")
-    table.add_column("NODE", overflow="fold")
-    for plugin, rule in columns:
-        title = headers[plugin] if rule is None else printable(f"{headers[plugin]}:{rule}")
-        table.add_column(title, justify="right", no_wrap=rule is None, overflow="fold")
-    table.add_column("TOTAL", justify="right", no_wrap=True)
-    table.add_column("", no_wrap=True)
+    return columns
+
+
+def _feasible_rows(doc: dict[str, Any], shown: list[dict[str, Any]], below: list[dict[str, Any]],
+                   columns: list[tuple[str, str | None]], sym: Symbols) -> list[list[str]]:
+    """The cells of the feasible table, row by row: node, a cell per column, total, mark; the
+    row of dots before the selected node when it ranks below ``shown``."""
+    rows = []
     for node in [*shown, *below]:
         if below and node is below[0]:
-            table.add_row(sym.ellipsis)
+            rows.append([sym.ellipsis, *["" for _ in columns], "", ""])
         scores = node["scores"]
         cells = []
         for plugin, rule in columns:
@@ -129,24 +195,63 @@ def _feasible_table(doc: dict[str, Any], shown: list[dict[str, Any]], below: lis
                          else str(entry["score"]) if entry and "score" in entry else "")
         selected = node["name"] == doc.get("selected")
         total = "-" if node.get("total") is None else str(node["total"])
+        rows.append([printable(str(node["name"])), *cells, total, f"{sym.back} selected" if selected else ""])
+    return rows
+
+
+def _fitting(rows: list[list[str]], titles: list[str], width: int | None) -> int:
+    """How many of the plugin columns (``titles``, left to right) fit in ``width`` beside the
+    node, total and mark columns, each column as wide as its widest cell; all when no limit.
+    The node, total and mark are never given up: when they alone do not fit, none of the
+    plugin columns is shown and the table is wider than ``width``."""
+    if width is None:
+        return len(titles)
+    widths = [max(cell_len(title), *(cell_len(row[i]) for row in rows))
+              for i, title in enumerate(["NODE", *titles, "TOTAL", ""])]
+    used = widths[0] + 2 + widths[-2] + (2 + widths[-1] if widths[-1] else 0)
+    for k, plugin_width in enumerate(widths[1:-2]):
+        used += 2 + plugin_width
+        if used > width:
+            return k
+    return len(titles)
+
+
+def _feasible_table(doc: dict[str, Any], rows: list[list[str]], titles: list[str], keep: int,
+                    color: bool) -> Table:
+    """The feasible nodes' ``rows`` with the first ``keep`` plugin columns (``titles``); no
+    column wraps, so names and numbers are whole."""
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold" if color else "")
+    table.add_column("NODE", no_wrap=True)
+    for title in titles[:keep]:
+        table.add_column(title, justify="right", no_wrap=True)
+    table.add_column("TOTAL", justify="right", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    selected_mark = bool(doc.get("selected"))
+    for row in rows:
+        selected = selected_mark and row[-1] != ""
         style = "bold green" if selected and color else ""
-        table.add_row(_text(node["name"]), *cells, total, f"{sym.back} selected" if selected else "",
-                      style=style)
+        table.add_row(Text(row[0]), *row[1:1 + keep], row[-2], row[-1], style=style)
     return table
 
 
 def _legend(nodes: list[dict[str, Any]], feasible: list[dict[str, Any]], headers: dict[str, str],
-            weights: dict[str, int], wide: bool, sym: Symbols) -> Table:
-    """What the columns are: each header's plugin and weight, how a cell reads, and (unless
-    ``wide`` shows them as columns) each per-rule breakdown summed up over the feasible nodes."""
+            weights: dict[str, int], hidden: list[str], wide: bool, sym: Symbols) -> Table:
+    """What the columns are: each shown header's plugin and weight, the ``hidden`` plugins (their
+    scores are in TOTAL all the same), how a cell reads, and (unless ``wide`` shows them as
+    columns) each per-rule breakdown summed up over the feasible nodes."""
     grid = Table.grid(padding=(0, 2))
     grid.add_column(no_wrap=True)
     grid.add_column(overflow="fold")
     for plugin, header in headers.items():
+        if plugin in hidden:
+            continue
         grid.add_row(f"  {header}", _text(f"{plugin} {sym.times}{weights[plugin]}"))
         for rule, weight in _rules(nodes, plugin).items() if wide else ():
             grid.add_row(_text(f"  {header}:{rule}"),
                          _text(f"rule {rule} of {plugin} {sym.times}{weight}: 100 if it matches, else 0"))
+    if hidden:
+        unseen = ", ".join(f"{plugin} {sym.times}{weights[plugin]}" for plugin in hidden)
+        grid.add_row("  not shown", _text(unseen))
     grid.add_row("  cells", "the normalized score, then the raw score in brackets when it differs")
     grid.add_row("  TOTAL", f"the sum of weight {sym.times} normalized score")
     for plugin, header in headers.items():
@@ -157,7 +262,9 @@ def _legend(nodes: list[dict[str, Any]], feasible: list[dict[str, Any]], headers
         for rule, weight in rules.items():
             matched = sum(1 for node in feasible if _rule_entry(node, plugin, rule).get("matched"))
             parts.append(f"{rule} {sym.times}{weight} matched on {matched}")
-        grid.add_row(f"  {header} rules", _text(f"of {len(feasible)} feasible nodes: " + ", ".join(parts)))
+        label = plugin if plugin in hidden else header
+        summary = f"of {len(feasible)} feasible nodes: " + ", ".join(parts)
+        grid.add_row(_text(f"  {label} rules"), _text(summary))
     return grid
 
 
@@ -179,9 +286,9 @@ def _rejected(doc: dict[str, Any], width: int | None, sym: Symbols, color: bool)
     rejected = sum(len(names) for names in groups.values())
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold" if color else "")
     table.add_column("NODES", justify="right", no_wrap=True)
-    table.add_column("REJECTED BY", overflow="fold")
+    table.add_column("REJECTED BY", no_wrap=True)
     table.add_column("REASON", overflow="fold")
-    table.add_column("FOR EXAMPLE", overflow="fold", max_width=examples_width(width))
+    table.add_column("FOR EXAMPLE", overflow="fold")
     # Largest group first; equal groups in the order their first node comes.
     for (plugin, code, reasons), names in sorted(groups.items(), key=lambda item: -len(item[1])):
         reason = ", ".join(reasons) + ("" if code == "Unschedulable" else f" ({code})")
@@ -189,6 +296,7 @@ def _rejected(doc: dict[str, Any], width: int | None, sym: Symbols, color: bool)
         more = f", {sym.ellipsis}" if len(examples) < len(names) else ""
         table.add_row(str(len(names)), _text(plugin or "-"), _text(reason),
                       _text(", ".join(examples) + more))
+    names_column(table, 3, examples_width(width))
     return [Text(f"rejected: {rejected} of {len(doc['nodes'])} nodes", style="bold" if color else ""), table]
 
 
@@ -265,8 +373,10 @@ def render_score(doc: dict[str, Any], *, width: int | None, top: int | None = 20
     if doc.get("podSchedulerName"):
         header += f"  schedulerName {doc['podSchedulerName']}"
     rejected = sum(1 for n in nodes if n["filter"]["code"] not in ("Success", "Error"))
-    out: list[Any] = [_text(header, "bold" if color else ""),
-                      Text(f"{len(nodes)} nodes: {len(feasible)} feasible, {rejected} rejected"), Text("")]
+    # A refused pod never reached the scheduler: "0 nodes" would say the cluster has none.
+    counts = ("refused before scheduling: no node was tried" if doc.get("refused")
+              else f"{len(nodes)} nodes: {len(feasible)} feasible, {rejected} rejected")
+    out: list[Any] = [_text(header, "bold" if color else ""), Text(counts), Text("")]
     if feasible:
         title = "feasible node:" if len(feasible) == 1 else "feasible nodes by total:"
         if len(shown) < len(feasible):
@@ -276,11 +386,19 @@ def render_score(doc: dict[str, Any], *, width: int | None, top: int | None = 20
         rules = {plugin: _rules(nodes, plugin) for plugin in headers}
         wide = width is None
         rule_columns = [(plugin, rule) for plugin in headers for rule in rules[plugin]] if wide else []
-        out.append(_feasible_table(doc, shown, below, headers, rule_columns, sym, color))
+        columns = _columns(headers, rule_columns)
+        titles = [headers[plugin] if rule is None else printable(f"{headers[plugin]}:{rule}")
+                  for plugin, rule in columns]
+        rows = _feasible_rows(doc, shown, below, columns, sym)
+        keep = _fitting(rows, titles, width)
+        out.append(_feasible_table(doc, rows, titles, keep, color))
         if len(shown) + len(below) < len(feasible):
             out.append(Text(f"{sym.ellipsis} and {len(feasible) - len(shown) - len(below)} more (--all)"))
+        hidden = list(dict.fromkeys(plugin for plugin, _ in columns[keep:]))
+        if hidden:
+            out.append(Text(f"{_plural(len(columns) - keep, 'plugin column')} not shown (--wide shows all)"))
         if headers:
-            out += [Text(""), _legend(nodes, feasible, headers, weights, wide, sym)]
+            out += [Text(""), _legend(nodes, feasible, headers, weights, hidden, wide, sym)]
         out.append(Text(""))
     groups = _rejected(doc, width, sym, color)
     if groups:
@@ -289,4 +407,4 @@ def render_score(doc: dict[str, Any], *, width: int | None, top: int | None = 20
     if errors:
         out.append(Text(f"not evaluated: {errors} nodes (the cycle ended with an error)"))
     out.append(_outcome(doc, width, sym))
-    return render(out, width=width, color=color)
+    return render_fitted(out, width=width, color=color)

@@ -16,11 +16,13 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ruleset.api.decode import line_of
 from ruleset.errors import Problem, RulesetError
 from ruleset.manifests.create import ScaleRequest, create_pods
 from ruleset.manifests.model import Cluster, RawObject
 from ruleset.manifests.paths import MANIFEST_SUFFIXES, manifest_files
 from ruleset.manifests.reader import collect_documents, read_documents
+from ruleset.workloads import WORKLOAD_KINDS
 
 __all__ = ["MANIFEST_SUFFIXES", "Cluster", "RawObject", "ScaleRequest", "decode_documents", "load_manifests",
            "manifest_files", "read_documents"]
@@ -49,8 +51,9 @@ def load_manifests(paths: Iterable[str | Path], pod_paths: Iterable[str | Path] 
     problems: list[Problem] = []
     cluster = Cluster()
     pod_files: dict[str, Cluster] = {}
+    named: set[str] = set()
     for role, group in (("cluster", paths), ("pods", pod_paths)):
-        for path in manifest_files(group, problems):
+        for path in manifest_files(group, problems, named if role == "pods" else None):
             try:
                 part = collect_documents(read_documents(path), str(path), problems, role=role)
             except RulesetError as exc:
@@ -62,23 +65,58 @@ def load_manifests(paths: Iterable[str | Path], pod_paths: Iterable[str | Path] 
             if role == "pods":
                 pod_files.setdefault(str(path), part)
             cluster.extend(part)
+    problems.extend(_duplicate_workloads(cluster.workloads))
     create_pods(cluster, problems, seed=seed, scale=scale)  # every problem of every pod, in one run
     if not problems:
-        problems.extend(_files_without_pods(cluster, pod_files))
+        problems.extend(_files_without_pods(cluster, pod_files, named))
     if problems:
         raise RulesetError(problems)
     return cluster
 
 
-def _files_without_pods(cluster: Cluster, pod_files: dict[str, Cluster]) -> list[Problem]:
-    """A ``--pods`` file that yields no pod: the user asked for pods, so saying "0 pending" would hide it."""
+def _files_without_pods(cluster: Cluster, pod_files: dict[str, Cluster], named: set[str]) -> list[Problem]:
+    """A ``--pods`` file named by itself that yields no pod is an error: the user asked for pods,
+    so saying "0 pending" would hide it. One found in a folder (a Service or a kustomization
+    beside the Deployments) is a warning, unless the whole input yields no pod."""
     yielded = {pod.meta.origin.file for pod in cluster.pods if pod.meta.origin is not None}
+    empty = {file: part for file, part in pod_files.items() if file not in yielded}
     problems = []
-    for file, part in pod_files.items():
-        if file in yielded:
-            continue
+    for file, part in empty.items():
         held = ", ".join(f"{count} {kind}" for kind, count in sorted(part.kinds.items())) or "no object"
-        problems.append(Problem(f"no pod to schedule: the file holds {held} (pods come from Pod, Deployment, "
-                                "ReplicaSet, ReplicationController, StatefulSet, Job and DaemonSet objects)",
-                                file=file, code="no-pod"))
+        if any(kind in WORKLOAD_KINDS for kind in part.kinds):
+            why = ("its workloads create no pod here (no replicas, already created, or a DaemonSet that no "
+                   "node runs)")
+        else:
+            why = ("pods come from Pod, Deployment, ReplicaSet, ReplicationController, StatefulSet, Job and "
+                   "DaemonSet objects")
+        message = f"no pod to schedule: the file holds {held} ({why})"
+        if file in named or len(empty) == len(pod_files):
+            problems.append(Problem(message, file=file, code="no-pod"))
+        else:
+            cluster.warnings[(file, message)] += 1
+    return problems
+
+
+def _duplicate_workloads(workloads: Sequence[RawObject]) -> list[Problem]:
+    """The same workload (kind, namespace, name) twice in the input: the API server answers
+    AlreadyExists; each duplicate is located and names where the first was."""
+    first: dict[tuple[str, str, str], RawObject] = {}
+    problems = []
+    for workload in workloads:
+        meta = workload.raw.get("metadata")
+        if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
+            continue
+        namespace = meta.get("namespace")
+        namespace = namespace if isinstance(namespace, str) and namespace else "default"
+        key = (workload.kind, namespace, meta["name"])
+        earlier = first.setdefault(key, workload)
+        if earlier is workload:
+            continue
+        line, earlier_line = line_of(workload.raw, "kind"), line_of(earlier.raw, "kind")
+        place = (f"line {earlier_line}" if earlier.file == workload.file
+                 else ":".join(str(p) for p in (earlier.file, earlier_line) if p is not None))
+        subject = f"{workload.kind} {namespace}/{meta['name']}"
+        where = subject if line is not None else f"document {workload.document + 1}: {subject}"
+        problems.append(Problem(f"duplicate {subject} (first at {place})", file=workload.file, line=line,
+                                path=where, code="duplicate"))
     return problems

@@ -15,10 +15,12 @@ MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_FOLDER_FILES = 10_000
 
 
-def manifest_files(paths: Iterable[str | Path], problems: list[Problem]) -> list[Path]:
+def manifest_files(paths: Iterable[str | Path], problems: list[Problem],
+                   direct: set[str] | None = None) -> list[Path]:
     """The files ``paths`` name, folders expanded; a path that does not exist, or a folder
     without manifests, is a problem (``io-error``). A file is read once however often it is
-    named (through a folder and by itself, say), at its first place."""
+    named (through a folder and by itself, say), at its first place. ``direct`` collects the
+    files named by themselves (not found in a folder)."""
     out: list[Path] = []
     seen: set[Path] = set()
     for raw in paths:
@@ -35,6 +37,8 @@ def manifest_files(paths: Iterable[str | Path], problems: list[Problem]) -> list
                                         code="io-error"))
         else:
             found = [path]
+            if direct is not None:
+                direct.add(str(path))
         for file in found:
             key = _identity(file)
             if key not in seen:

@@ -142,6 +142,11 @@ def _simulator_items(doc: dict) -> Iterator[tuple[Any, str | None, bool]]:
                 yield item if isinstance(item, dict) else {"value": item}, kind_of_items, True
 
 
+def _stored(raw: dict) -> bool:
+    meta = raw.get("metadata")
+    return isinstance(meta, dict) and bool(meta.get("uid") or meta.get("creationTimestamp"))
+
+
 def collect_documents(documents: Iterable[tuple[int, Any]], file: str | None, problems: list[Problem],
                       api_checks: bool = True, role: str = "cluster") -> Cluster:
     """Decode parsed documents into a :class:`Cluster`, appending problems to ``problems``;
@@ -165,7 +170,12 @@ def collect_documents(documents: Iterable[tuple[int, Any]], file: str | None, pr
                 continue
             if name in RAW_WORKLOADS:
                 cluster.workloads.append(source)
-                if role == "pods":
+                if role == "pods" and _stored(raw):
+                    # A dump's workload (kubectl get deploy,rs,pods): its pods are the ones the input
+                    # holds; creating them again would double it.
+                    cluster.warnings[(file, f"{name}: already created (it has a uid or a creationTimestamp): "
+                                            "its pods are the ones the input holds, none is created")] += 1
+                elif role == "pods":
                     cluster.pod_sources.append(source)
             entry = DECODERS.get(name)
             if entry is None:

@@ -35,7 +35,8 @@ def test_json(tmp_path, capsys):
     assert code == 0
     assert data["schemaVersion"] == 1
     assert data["profile"] == "default"
-    # Higher priority first; equal priority by creation time (huge has none: time 0). Only
+    # Higher priority first; equal priority by creation time (huge has none: the API server
+    # creates it now, after low). Only
     # "big" fits "high", and upstream skips scoring when a single node fits: no score.
     # Pods that never fit are reported last, once nothing else could wake them up.
     assert data["placements"] == [
@@ -52,7 +53,7 @@ def test_json(tmp_path, capsys):
          "cpu": {"requested": 4000, "allocatable": 4000, "unit": "millicores"},
          "memory": {"requested": 1024**3, "allocatable": 8 * 1024**3, "unit": "bytes"}},
     ]
-    assert [e["type"] for e in data["events"]] == ["scheduled", "unschedulable", "scheduled"]
+    assert [e["type"] for e in data["events"]] == ["scheduled", "scheduled", "unschedulable"]
 
 
 def test_fail_on_unschedulable(tmp_path, capsys):

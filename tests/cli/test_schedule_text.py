@@ -79,7 +79,7 @@ DOC = {
 }
 
 DOC_100 = """\
-profile default: 8 pending pods
+profile default: 8 pending pods (1 for other schedulers)
 scheduled 3, unschedulable 4, not served 1, preemptions 1 (1 evicted), plugin errors 1
 
 CLUSTER         BEFORE     AFTER  REQUESTED / ALLOCATABLE AFTER
@@ -217,6 +217,107 @@ PODS  REASON       FOR EXAMPLE
    1  line\\nbreak  ns/[bold]a"""
 
 
+# ------------------------------------------- long names: never cut, overflowing only when they must
+
+EKS = [f"ip-10-0-{12 + i}-{34 + i}.us-west-2.compute.internal" for i in range(3)]
+PODS = [f"payments-prod/checkout-api-7d9f8c6b5-{s}" for s in ("x2x9q", "k8m4z", "p0p1r")]
+REASON = "0/3 nodes are available: 3 Insufficient cpu."
+LONG_NAMES = {
+    "profile": "default", "profiles": ["default"],
+    "placements": [
+        {"pod": PODS[0], "node": EKS[0], "score": 1000483, "profile": "default"},
+        {"pod": PODS[1], "node": EKS[2], "score": 1000470, "profile": "default"},
+        {"pod": PODS[2], "node": None, "reason": REASON, "profile": "default"},
+        {"pod": "batch/nightly-report-28391040-abcde", "node": None, "reason": REASON, "profile": "default"},
+        {"pod": "other/x", "node": None, "reason": 'no profile serves schedulerName "custom"',
+         "schedulerName": "custom", "unserved": True},
+        {"pod": "other/y", "node": None, "reason": 'no profile serves schedulerName "custom"',
+         "schedulerName": "custom", "unserved": True},
+    ],
+    "events": [
+        {"type": "preemption", "pod": PODS[1], "node": EKS[2], "victims": ["batch/nightly-report-28391040-zzzzz"],
+         "reason": "fewest victims, then the lowest highest priority among them", "candidates": []},
+        {"type": "evicted", "pod": "batch/nightly-report-28391040-zzzzz", "node": EKS[2], "by": PODS[1]},
+    ],
+    "nodes": [{"name": n, "pods": {"count": i, "allocatable": 110},
+               "cpu": {"requested": 1000 * i, "allocatable": 4000, "unit": "millicores"},
+               "memory": {"requested": 0, "allocatable": 16 * GI, "unit": "bytes"}} for i, n in enumerate(EKS)],
+}
+LONG_NAMES_80 = """\
+profile default: 6 pending pods (2 for other schedulers)
+scheduled 2, unschedulable 2, not served 2, preemptions 1 (1 evicted)
+
+unschedulable: 2 pods
+PODS  REASON                         FOR EXAMPLE
+   2  0/3 nodes are available: 3     payments-prod/checkout-api-7d9f8c6b5-p0p1r,
+      Insufficient cpu.              batch/nightly-report-28391040-abcde
+
+not served by any profile: 2 pods
+PODS  SCHEDULERNAME  FOR EXAMPLE
+   2  custom         other/x, other/y
+
+preemptions: 1
+POD                                         NODE                                      EVICTS                               CHOSEN FOR
+payments-prod/checkout-api-7d9f8c6b5-k8m4z  ip-10-0-14-36.us-west-2.compute.internal  batch/nightly-report-28391040-zzzzz  fewest victims, then the
+                                                                                                                           lowest highest priority among
+                                                                                                                           them
+
+placements, in the order they were made: 2
+POD                                            NODE                                        SCORE
+payments-prod/checkout-api-7d9f8c6b5-x2x9q  →  ip-10-0-12-34.us-west-2.compute.internal  1000483
+payments-prod/checkout-api-7d9f8c6b5-k8m4z  →  ip-10-0-14-36.us-west-2.compute.internal  1000470
+
+nodes, requested / allocatable: 3
+NODE                                        CPU  MEMORY   PODS
+ip-10-0-12-34.us-west-2.compute.internal   0.0%    0.0%  0/110
+ip-10-0-13-35.us-west-2.compute.internal  25.0%    0.0%  1/110
+ip-10-0-14-36.us-west-2.compute.internal  50.0%    0.0%  2/110"""
+LONG_NAMES_100 = """\
+profile default: 6 pending pods (2 for other schedulers)
+scheduled 2, unschedulable 2, not served 2, preemptions 1 (1 evicted)
+
+unschedulable: 2 pods
+PODS  REASON                                        FOR EXAMPLE
+   2  0/3 nodes are available: 3 Insufficient cpu.  payments-prod/checkout-api-7d9f8c6b5-p0p1r,
+                                                    batch/nightly-report-28391040-abcde
+
+not served by any profile: 2 pods
+PODS  SCHEDULERNAME  FOR EXAMPLE
+   2  custom         other/x, other/y
+
+preemptions: 1
+POD                                         NODE                                      EVICTS                               CHOSEN FOR
+payments-prod/checkout-api-7d9f8c6b5-k8m4z  ip-10-0-14-36.us-west-2.compute.internal  batch/nightly-report-28391040-zzzzz  fewest victims, then the
+                                                                                                                           lowest highest priority among
+                                                                                                                           them
+
+placements, in the order they were made: 2
+POD                                            NODE                                        SCORE
+payments-prod/checkout-api-7d9f8c6b5-x2x9q  →  ip-10-0-12-34.us-west-2.compute.internal  1000483
+payments-prod/checkout-api-7d9f8c6b5-k8m4z  →  ip-10-0-14-36.us-west-2.compute.internal  1000470
+
+nodes, requested / allocatable: 3
+NODE                                        CPU  MEMORY   PODS
+ip-10-0-12-34.us-west-2.compute.internal   0.0%    0.0%  0/110
+ip-10-0-13-35.us-west-2.compute.internal  25.0%    0.0%  1/110
+ip-10-0-14-36.us-west-2.compute.internal  50.0%    0.0%  2/110"""
+
+
+@pytest.mark.parametrize("width, expected, overflowing", [
+    (80, LONG_NAMES_80, ["preemptions: 1", "placements, in the order they were made: 2"]),
+    (100, LONG_NAMES_100, ["preemptions: 1"]),
+    (120, LONG_NAMES_100, ["preemptions: 1"]),
+], ids=["80", "100", "120"])
+def test_long_names_are_never_cut(width, expected, overflowing):
+    """Only the tables that cannot fit even with nothing but their names (the preemption table's
+    pod, node and victim need 123 columns; the placements' 96) are wider than the terminal."""
+    text = render_schedule(LONG_NAMES, width=width, sym=UNICODE)
+    assert text == expected
+    lines = text.splitlines()
+    assert [lines[i - 1] for i, line in enumerate(lines) if len(line) > width and lines[i - 1].endswith(
+        (": 1", ": 2"))] == overflowing
+
+
 @pytest.mark.parametrize("value, expected", [
     (pair(1, 3), "33.3%"), (pair(0, 0), "-"), (None, "-"), (pair(5, 4), "125.0%"),
 ], ids=["third", "nothing-allocatable", "missing", "overcommitted"])
@@ -280,7 +381,9 @@ def test_a_thousand_pods_on_a_thousand_nodes_at_120_columns(monkeypatch, capsys,
         "unschedulable: 10 pods",
     ]
     # The ten identical reasons are one row; 990 placements are 20 lines; 1,000 nodes are 10.
-    assert lines[16].startswith("  10  0/1000 nodes are available: 500 Insufficient cpu, 500 node(s) had taint")
+    # 1.35's wording (the bundled default): "node(s) had untolerated taint(s)".
+    assert lines[16].startswith("  10  0/1000 nodes are available: 500 Insufficient cpu, 500 node(s) had ")
+    assert "untolerated taint(s)" in lines[17]
     assert "… and 970 more (--all)" in lines
     assert len(lines) < 60
 
@@ -297,6 +400,6 @@ def test_an_ascii_stdout_gets_ascii_arrows():
 
 def test_colour_only_when_asked_and_the_same_text_under_it():
     coloured = render_schedule(DOC, width=100, color=True, sym=UNICODE)
-    assert coloured.startswith("\x1b[1mprofile default: 8 pending pods\x1b[0m\n")
+    assert coloured.startswith("\x1b[1mprofile default: 8 pending pods (1 for other schedulers)\x1b[0m\n")
     assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == DOC_100
     assert "\x1b[" not in render_schedule(DOC, width=100, sym=UNICODE)

@@ -219,9 +219,207 @@ def test_a_refused_pod():
            "message": 'pods "x" is forbidden: exceeded quota'}
     assert render_score(doc, width=80, sym=UNICODE) == """\
 pod shop/x  profile p
-0 nodes: 0 feasible, 0 rejected
+refused before scheduling: no node was tried
 
 refused: pods "x" is forbidden: exceeded quota"""
+
+
+# ------------------------------------------------------- the feasible table at 80, 100 and 120 columns
+
+#: The default profile's score plugins and weights (profiles/default.toml).
+DEFAULT = [("TaintToleration", 3), ("NodeAffinity", 2), ("NodeResourcesFit", 1), ("PodTopologySpread", 2),
+           ("InterPodAffinity", 2), ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1)]
+#: Twelve plugins: the default's, then five more.
+TWELVE = [*DEFAULT, ("NodeResourcesLeastAllocated", 1), ("NodePreferAvoidPods", 10000), ("GpuPacking", 2),
+          ("NodeGPUTopologyScore", 1), ("PodCostEstimator", 1)]
+
+
+def node_scored(name, plugins, scores, raws=None):
+    """A feasible node with ``scores`` (and ``raws``, when they differ) for ``plugins`` in order."""
+    raws = raws or scores
+    entries = {plugin: {"raw": raw, "score": score, "weight": weight, "weighted": weight * score}
+               for (plugin, weight), score, raw in zip(plugins, scores, raws, strict=True)}
+    return {"name": name, "filter": OK, "scored": True, "scores": entries,
+            "total": sum(e["weighted"] for e in entries.values())}
+
+
+SMALL_POD = {"pod": "default/small", "profile": "default", "selected": "gp-c-4", "message": None,
+             "preemption": None,
+             "nodes": [node_scored("gp-a-2", DEFAULT, [100, 0, 97, 0, 0, 98, 0], [0, 0, 97, 0, 0, 98, 0]),
+                       node_scored("gp-c-4", DEFAULT, [100, 0, 98, 0, 0, 99, 0], [0, 0, 98, 0, 0, 99, 0]),
+                       rejected("gpu-a-0", TAINT),
+                       node_scored("cpu-b-1", DEFAULT, [100, 0, 61, 0, 0, 80, 0], [0, 0, 61, 0, 0, 80, 0])]}
+SMALL_POD_TAIL = """
+  cells     the normalized score, then the raw score in brackets when it differs
+  TOTAL     the sum of weight × normalized score
+
+rejected: 1 of 4 nodes"""
+
+EKS = [f"ip-10-0-{12 + i}-{34 + i}.us-west-2.compute.internal" for i in range(3)]
+TWELVE_POD = {"pod": "team-a/api-7f9c", "profile": "twelve", "selected": EKS[1], "message": None,
+              "preemption": None,
+              "nodes": [node_scored(EKS[0], TWELVE, [100, 0, 97, 50, 0, 98, 0, 97, 100, 40, 73, 12],
+                                    [0, 0, 97, 3, 0, 98, 0, 97, 0, 12000, 730, 88]),
+                        node_scored(EKS[1], TWELVE, [100, 100, 95, 100, 0, 96, 80, 95, 100, 100, 73, 12],
+                                    [0, 1, 95, 0, 0, 96, 262144000, 95, 0, 30000, 730, 88]),
+                        node_scored(EKS[2], TWELVE, [100, 0, 20, 0, 0, 30, 0, 20, 0, 0, 0, 100],
+                                    [0, 0, 20, 7, 0, 30, 0, 20, 1, 0, 0, 3])]}
+
+FEASIBLE_TABLES = {
+    ("default", 80): """\
+pod default/small  profile default
+4 nodes: 3 feasible, 1 rejected
+
+feasible nodes by total:
+NODE      Taints  NodeAff  Fit  Spread  InterPod  BalAlloc  TOTAL
+gp-c-4   100 (0)        0   98       0         0        99    497  ← selected
+gp-a-2   100 (0)        0   97       0         0        98    495
+cpu-b-1  100 (0)        0   61       0         0        80    441
+1 plugin column not shown (--wide shows all)
+
+  Taints     TaintToleration ×3
+  NodeAff    NodeAffinity ×2
+  Fit        NodeResourcesFit ×1
+  Spread     PodTopologySpread ×2
+  InterPod   InterPodAffinity ×2
+  BalAlloc   NodeResourcesBalancedAllocation ×1
+  not shown  ImageLocality ×1
+  cells      the normalized score, then the raw score in brackets when it
+             differs
+  TOTAL      the sum of weight × normalized score
+
+rejected: 1 of 4 nodes""",
+    ("default", 100): """\
+pod default/small  profile default
+4 nodes: 3 feasible, 1 rejected
+
+feasible nodes by total:
+NODE      Taints  NodeAff  Fit  Spread  InterPod  BalAlloc  ImageLoc  TOTAL
+gp-c-4   100 (0)        0   98       0         0        99         0    497  ← selected
+gp-a-2   100 (0)        0   97       0         0        98         0    495
+cpu-b-1  100 (0)        0   61       0         0        80         0    441
+
+  Taints    TaintToleration ×3
+  NodeAff   NodeAffinity ×2
+  Fit       NodeResourcesFit ×1
+  Spread    PodTopologySpread ×2
+  InterPod  InterPodAffinity ×2
+  BalAlloc  NodeResourcesBalancedAllocation ×1
+  ImageLoc  ImageLocality ×1""" + SMALL_POD_TAIL,
+}
+FEASIBLE_TABLES[("default", 120)] = FEASIBLE_TABLES[("default", 100)]
+
+
+def _table_part(text):
+    """``text`` up to the line that counts the rejected nodes (the rest is tested above)."""
+    lines = text.splitlines()
+    return "\n".join(lines[:lines.index(next(line for line in lines if line.startswith("rejected:"))) + 1])
+
+
+@pytest.mark.parametrize("key", list(FEASIBLE_TABLES), ids=lambda key: f"{key[0]}-{key[1]}")
+def test_node_and_total_are_never_squeezed(key):
+    text = render_score(SMALL_POD, width=key[1], sym=UNICODE)
+    assert _table_part(text) == FEASIBLE_TABLES[key]
+    assert max(map(len, text.splitlines())) <= key[1]
+
+
+TWELVE_HEAD = """\
+pod team-a/api-7f9c  profile twelve
+3 nodes: 3 feasible, 0 rejected
+
+feasible nodes by total:
+"""
+SELECTED_EKS = "selected: ip-10-0-13-35.us-west-2.compute.internal (total 1001351)"
+TWELVE_TABLES = {
+    80: """\
+NODE                                       Taints  NodeAff    TOTAL
+ip-10-0-13-35.us-west-2.compute.internal  100 (0)  100 (1)  1001351  ← selected
+ip-10-0-12-34.us-west-2.compute.internal  100 (0)        0  1000857
+ip-10-0-14-36.us-west-2.compute.internal  100 (0)        0      470
+10 plugin columns not shown (--wide shows all)
+
+  Taints     TaintToleration ×3
+  NodeAff    NodeAffinity ×2
+  not shown  NodeResourcesFit ×1, PodTopologySpread ×2, InterPodAffinity ×2,
+             NodeResourcesBalancedAllocation ×1, ImageLocality ×1,
+             NodeResourcesLeastAllocated ×1, NodePreferAvoidPods ×10000,
+             GpuPacking ×2, NodeGPUTopologyScore ×1, PodCostEstimator ×1
+  cells      the normalized score, then the raw score in brackets when it
+             differs
+  TOTAL      the sum of weight × normalized score
+""",
+    100: """\
+NODE                                       Taints  NodeAff  Fit   Spread    TOTAL
+ip-10-0-13-35.us-west-2.compute.internal  100 (0)  100 (1)   95  100 (0)  1001351  ← selected
+ip-10-0-12-34.us-west-2.compute.internal  100 (0)        0   97   50 (3)  1000857
+ip-10-0-14-36.us-west-2.compute.internal  100 (0)        0   20    0 (7)      470
+8 plugin columns not shown (--wide shows all)
+
+  Taints     TaintToleration ×3
+  NodeAff    NodeAffinity ×2
+  Fit        NodeResourcesFit ×1
+  Spread     PodTopologySpread ×2
+  not shown  InterPodAffinity ×2, NodeResourcesBalancedAllocation ×1, ImageLocality ×1,
+             NodeResourcesLeastAllocated ×1, NodePreferAvoidPods ×10000, GpuPacking ×2,
+             NodeGPUTopologyScore ×1, PodCostEstimator ×1
+  cells      the normalized score, then the raw score in brackets when it differs
+  TOTAL      the sum of weight × normalized score
+""",
+    120: """\
+NODE                                       Taints  NodeAff  Fit   Spread  InterPod  BalAlloc    TOTAL
+ip-10-0-13-35.us-west-2.compute.internal  100 (0)  100 (1)   95  100 (0)         0        96  1001351  ← selected
+ip-10-0-12-34.us-west-2.compute.internal  100 (0)        0   97   50 (3)         0        98  1000857
+ip-10-0-14-36.us-west-2.compute.internal  100 (0)        0   20    0 (7)         0        30      470
+6 plugin columns not shown (--wide shows all)
+
+  Taints     TaintToleration ×3
+  NodeAff    NodeAffinity ×2
+  Fit        NodeResourcesFit ×1
+  Spread     PodTopologySpread ×2
+  InterPod   InterPodAffinity ×2
+  BalAlloc   NodeResourcesBalancedAllocation ×1
+  not shown  ImageLocality ×1, NodeResourcesLeastAllocated ×1, NodePreferAvoidPods ×10000, GpuPacking ×2,
+             NodeGPUTopologyScore ×1, PodCostEstimator ×1
+  cells      the normalized score, then the raw score in brackets when it differs
+  TOTAL      the sum of weight × normalized score
+""",
+}
+
+
+@pytest.mark.parametrize("width", list(TWELVE_TABLES), ids=str)
+def test_twelve_plugins_and_long_node_names(width):
+    text = render_score(TWELVE_POD, width=width, sym=UNICODE)
+    assert text == TWELVE_HEAD + TWELVE_TABLES[width] + "\n" + SELECTED_EKS
+    assert max(map(len, text.splitlines())) <= width
+
+
+def test_a_table_that_cannot_fit_overflows_rather_than_cut_a_name():
+    lines = render_score(TWELVE_POD, width=50, sym=UNICODE).splitlines()
+    assert lines[4:9] == [
+        "NODE                                        TOTAL",
+        "ip-10-0-13-35.us-west-2.compute.internal  1001351  ← selected",
+        "ip-10-0-12-34.us-west-2.compute.internal  1000857",
+        "ip-10-0-14-36.us-west-2.compute.internal      470",
+        "12 plugin columns not shown (--wide shows all)",
+    ]
+    assert max(len(line) for line in lines if not line.startswith("ip-")) <= 50
+
+
+def test_wide_shows_all_twelve():
+    assert render_score(TWELVE_POD, width=None, sym=UNICODE).splitlines()[4].split() == [
+        "NODE", "Taints", "NodeAff", "Fit", "Spread", "InterPod", "BalAlloc", "ImageLoc", "LeastAlloc",
+        "AvoidPods", "GpuPacking", "GPUTopSco", "CosEst", "TOTAL"]
+
+
+def test_rejected_node_names_wrap_between_names_never_inside_one():
+    doc = {**unschedulable(None), "nodes": [rejected(name, fit("Insufficient cpu")) for name in EKS]}
+    assert render_score(doc, width=80, sym=UNICODE).splitlines()[3:8] == [
+        'rejected: 3 of 3 nodes',
+        'NODES  REJECTED BY       REASON        FOR EXAMPLE',
+        '    3  NodeResourcesFit  Insufficient  ip-10-0-12-34.us-west-2.compute.internal,',
+        '                         cpu           ip-10-0-13-35.us-west-2.compute.internal,',
+        '                                       ip-10-0-14-36.us-west-2.compute.internal',
+    ]
 
 
 def test_input_text_is_escaped_and_never_markup():
@@ -266,7 +464,8 @@ def test_demo_at_120_columns(monkeypatch, capsys):
     lines = out.splitlines()
     assert max(map(len, lines)) <= 120
     assert lines[:2] == ["pod shop/payments-9f7c-p0  profile default", "24 nodes: 0 feasible, 24 rejected"]
-    assert "   20  NodeResourcesFit   Insufficient cpu" in out
+    # The default is 1.35's: a request beyond a node's allocatable is Unresolvable there (from 1.34).
+    assert "   16  NodeResourcesFit   Insufficient cpu (UnschedulableAndUnresolvable)" in out
     assert lines[-2:] == ["preemption:    would evict 1 pod on cpu-c-1 (batch/crunch-6b8d-17z); chosen among 6 "
                           "candidate nodes for latest start",
                           "               time of its most important victims"]
@@ -295,8 +494,7 @@ def test_a_thousand_nodes_at_120_columns(monkeypatch, capsys, tmp_path):
     assert max(map(len, lines)) <= 120
     assert lines[:5] == ["pod default/probe  profile default", "1000 nodes: 500 feasible, 500 rejected", "",
                          "feasible nodes, top 20 of 500 by total, and the selected node:",
-                         "NODE        Taints  NodeAff   Spread  InterPod  BalAlloc  ImageLoc  LeastAlloc  AvoidPods"
-                         "    TOTAL"]
+                         "NODE        Taints  NodeAff  Fit  Spread  InterPod  BalAlloc  ImageLoc  TOTAL"]
     rejected_at = lines.index("rejected: 500 of 1000 nodes")
     assert lines[rejected_at + 2].split()[:2] == ["500", "TaintToleration"]
     assert lines[rejected_at + 2].endswith("node-0001, node-0003, node-0005, …")

@@ -284,3 +284,72 @@ def test_what_a_pods_file_holds_besides_pods_is_said_without_verbose(tmp_path, c
         f"warning: {mixed}: ConfigMap: not a pod or a workload; skipped (2 of them)",
         f"warning: {mixed}: CronJob: its pods are not created (they come on a schedule); skipped",
     ])
+
+
+def test_in_a_folder_a_file_without_pods_is_a_warning_not_an_error(tmp_path, capsys):
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "deploy.yaml").write_text(DEPLOYMENT)
+    (app / "service.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n"
+                                      "spec: {selector: {app: web}}\n")
+    code = main(["schedule", "--cluster", write(tmp_path, "n.yaml", node("n1")), "--pods", str(app), "-o", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert len(json.loads(out)["placements"]) == 5
+    assert err == (f"warning: {app / 'service.yaml'}: no pod to schedule: the file holds 1 Service (pods come from "
+                   "Pod, Deployment, ReplicaSet, ReplicationController, StatefulSet, Job and DaemonSet objects)\n")
+
+
+def test_a_dump_given_as_pods_creates_no_pod_twice(tmp_path, capsys):
+    """``kubectl get deploy,rs,pods -o yaml`` as --pods: the workloads exist, their pods are in the dump."""
+    dump = write(tmp_path, "dump.yaml", DUMP)
+    code = main(["schedule", "--cluster", write(tmp_path, "n.yaml", node("n1")), "--pods", dump, "-o", "json"])
+    out, err = capsys.readouterr()
+    assert (code, json.loads(out)["placements"]) == (0, [])
+    assert err.splitlines() == [
+        f"warning: {dump}: Deployment: already created (it has a uid or a creationTimestamp): its pods are the "
+        "ones the input holds, none is created",
+        f"warning: {dump}: ReplicaSet: already created (it has a uid or a creationTimestamp): its pods are the "
+        "ones the input holds, none is created",
+    ]
+
+
+def test_the_same_workload_in_two_files_is_an_error_naming_both(tmp_path, capsys):
+    first, second = write(tmp_path, "a.yaml", DAEMONSET), write(tmp_path, "b.yaml", "\n" + DAEMONSET)
+    code = main(["schedule", "--cluster", write(tmp_path, "n.yaml", node("n1")), "--pods", first, second])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err == (f"error: {second}:3: DaemonSet monitoring/node-exporter: duplicate DaemonSet "
+                   f"monitoring/node-exporter (first at {first}:2)\n")
+
+
+def test_pods_created_by_the_run_queue_behind_older_pending_pods(tmp_path, capsys):
+    """The API server stamps a new pod "now": an older pending pod of the same priority goes first."""
+    one = node("only").replace("cpu: '8'", "cpu: '4'")
+    old = ("---\napiVersion: v1\nkind: Pod\nmetadata: {name: old-pending, namespace: d, uid: u-1, "
+           "creationTimestamp: '2024-05-01T00:00:00Z'}\nspec: {containers: [{name: c, resources: {requests: "
+           "{cpu: '3'}}}]}\n")
+    new = write(tmp_path, "new.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: new-pod, namespace: d}\n"
+                                      "spec: {containers: [{name: c, resources: {requests: {cpu: '3'}}}]}\n")
+    code, data = run(tmp_path, capsys, "schedule", "--cluster", write(tmp_path, "c.yaml", one + old), "--pods", new)
+    assert code == 0
+    assert [(p["pod"], p["node"]) for p in data["placements"]] == [("d/old-pending", "only"), ("d/new-pod", None)]
+
+
+def test_workloads_cannot_take_the_run_past_kubernetes_pod_limit(tmp_path, capsys):
+    many = "".join(DEPLOYMENT.replace("replicas: 5", "replicas: 100000").replace("name: web,", f"name: web{i},")
+                   + "---\n" for i in range(2))
+    code = main(["schedule", "--cluster", write(tmp_path, "n.yaml", node("n1")), "--pods",
+                 write(tmp_path, "many.yaml", many)])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err == (f"error: {tmp_path / 'many.yaml'}:17: Deployment web1: 100,000 pods would take the run past "
+                   "150,000 pods, Kubernetes' limit of pods per cluster\n")
+
+
+def test_scaling_down_says_it_creates_nothing(tmp_path, capsys):
+    cluster = write(tmp_path, "dump.yaml", node("n1") + DUMP)
+    code = main(["schedule", "--cluster", cluster, "--scale", "deploy/shop/web=1", "-o", "json"])
+    assert code == 0
+    assert capsys.readouterr().err == ("warning: --scale deploy/shop/web=1: the Deployment has 1 or more pods "
+                                       "already: scaling down creates no pod\n")
