@@ -5,7 +5,7 @@ plugin imports to subclass :class:`Plugin`, implement hooks with :data:`hookimpl
 :class:`Status`, :class:`FilterResult` or scores, and read the :class:`NodeSet` view of
 the snapshot. Below the framework, plugins also read :mod:`ruleset.api` (the Kubernetes
 objects a hook receives), :mod:`ruleset.selector`, :mod:`ruleset.snapshot`,
-:mod:`ruleset.labels`, :mod:`ruleset.gofmt` and :mod:`ruleset.errors`. The framework,
+:mod:`ruleset.labels`, :mod:`ruleset.gofmt`, :mod:`ruleset.kversion` and :mod:`ruleset.errors`. The framework,
 scheduler, profile loading, plugin discovery and command line are internal and may move;
 built-in plugins import none of them, as a third-party plugin would not.
 
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from ruleset.framework.types import QueuedPodInfo
     from ruleset.framework.waiting import WaitingPod
     from ruleset.hookspecs import hookimpl, hookspec
+    from ruleset.kversion import KubeVersion, Switch, Target, switch
     from ruleset.snapshot import NodeInfo, NodeSet, Snapshot
 
 #: Public name -> the module that defines it.
@@ -67,13 +68,18 @@ _EXPORTS = {
     "NodeSet": "ruleset.snapshot",
     "NodeInfo": "ruleset.snapshot",
     "Snapshot": "ruleset.snapshot",
+    "KubeVersion": "ruleset.kversion",
+    "Switch": "ruleset.kversion",
+    "Target": "ruleset.kversion",
+    "switch": "ruleset.kversion",
 }
 
 __all__ = [
     "MAX_NODE_SCORE", "MAX_TOTAL_SCORE", "MIN_NODE_SCORE", "PLUGIN_API_VERSION", "ArgError", "Code",
-    "CycleState", "FilterResult", "Handle", "NodeInfo", "NodeSet", "NodeStatuses", "PerNodeFilter",
-    "PerNodeScore", "Plugin", "PostFilterResult", "ProfileView", "QueuedPodInfo", "Snapshot",
-    "StateNotFound", "Status", "WaitingPod", "arg_field", "hookimpl", "hookspec"
+    "CycleState", "FilterResult", "Handle", "KubeVersion", "NodeInfo", "NodeSet", "NodeStatuses",
+    "PerNodeFilter", "PerNodeScore", "Plugin", "PostFilterResult", "ProfileView", "QueuedPodInfo", "Snapshot",
+    "StateNotFound", "Status", "Switch", "Target", "WaitingPod", "arg_field", "hookimpl", "hookspec",
+    "switch"
 ]
 
 

@@ -15,6 +15,7 @@ from ruleset.errors import Problem, RulesetError
 from ruleset.framework.nominator import Nominator
 from ruleset.framework.plugin import Handle
 from ruleset.framework.runtime import Framework
+from ruleset.kversion import Target
 from ruleset.manifests import Cluster, ScaleRequest, load_manifests
 from ruleset.pluginmanager import PluginRegistry, load_registry
 from ruleset.profile.loader import ProfileCheck, check_profile_argument, check_scheduler_names
@@ -33,7 +34,7 @@ def load_cluster(paths: Sequence[str] | None, extra_pod_files: Sequence[str] | N
 
 def load_state(cluster_files: Sequence[str] | None, pod_files: Sequence[str] | None = None, *, seed: int = 0,
                scale: Sequence[ScaleRequest] = (), on_file: Callable[[Path], None] | None = None,
-               replace: bool = False) -> ClusterState:
+               replace: bool = False, target: Target | None = None) -> ClusterState:
     """The cluster state of the given manifests (the bundled demo when none are given). With
     ``replace``, a pod of ``pod_files`` replaces the cluster's pod of the same namespace and
     name (``score --pod`` on a copy of a pending pod), instead of being a duplicate."""
@@ -43,7 +44,7 @@ def load_state(cluster_files: Sequence[str] | None, pod_files: Sequence[str] | N
         mine = [p for p in cluster.pods if p.meta.origin is not None and p.meta.origin.file in files]
         keys = {p.key for p in mine}
         cluster.pods = [p for p in cluster.pods if p.key not in keys or any(p is m for m in mine)]
-    return build_cluster_state(cluster)
+    return build_cluster_state(cluster, target)
 
 
 def build_framework(profile_arg: str | None, state: ClusterState | None = None,
@@ -80,15 +81,34 @@ def prepare_profiles(profile_args: Sequence[str] | None, cluster_files: Sequence
     registry = load_registry()
     checks = [check_profile_argument(arg, registry, root) for arg in (profile_args or ["default"])]
     problems = check_scheduler_names([c.profile for c in checks if c.profile is not None])
+    problems += _one_release(checks)
     if problems:
         raise RulesetError(problems)
-    state = load_state(cluster_files, pod_files, seed=seed, scale=scale, on_file=on_file, replace=replace)
+    target = checks[0].profile.target if checks[0].profile is not None else None
+    state = load_state(cluster_files, pod_files, seed=seed, scale=scale, on_file=on_file, replace=replace,
+                       target=target)
     nominator = Nominator()
     frameworks = [_framework(check, registry, state, nominator) for check in checks]
     problems = _queue_sort_problems(frameworks, checks)
     if problems:
         raise RulesetError(problems)
     return frameworks, state
+
+
+def _one_release(checks: Sequence[ProfileCheck]) -> list[Problem]:
+    """The profiles of one run are one kube-scheduler binary: one release."""
+    first = checks[0].profile
+    problems = []
+    for i, check in enumerate(checks[1:], start=1):
+        profile = check.profile
+        if first is None or profile is None or profile.target.version == first.target.version:
+            continue
+        file = next(iter(check.files), None)
+        problems.append(Problem(
+            f"profiles[{i}]: kubernetesVersion {profile.target.version} differs from {first.target.version} "
+            f"(profile {first.name!r}): profiles run together are one kube-scheduler, one release",
+            file=str(file) if file is not None else None, path="kubernetesVersion", code="invalid-value"))
+    return problems
 
 
 def _queue_sort_problems(frameworks: Sequence[Framework], checks: Sequence[ProfileCheck]) -> list[Problem]:

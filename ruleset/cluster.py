@@ -11,9 +11,10 @@ from collections import Counter
 from collections.abc import Iterable
 
 from ruleset.api.meta import ObjectMeta, Origin
-from ruleset.api.pod import Pod
+from ruleset.api.pod import Pod, apply_target
 from ruleset.api.workloads import PriorityClass
 from ruleset.errors import Problem, RulesetError
+from ruleset.kversion import Target
 from ruleset.manifests import Cluster
 from ruleset.snapshot import Snapshot, Workloads
 from ruleset.snapshot.state import ClusterState
@@ -123,14 +124,18 @@ def _location(origin: Origin | None) -> tuple[str | None, int | None, str | None
     return origin.file, origin.line, where
 
 
-def build_cluster_state(cluster: Cluster) -> ClusterState:
-    """Build the snapshot; raise :class:`RulesetError` for duplicate nodes or pods (each located
-    at the duplicate; at most :data:`MAX_LISTED_DUPLICATES` lines of each kind, and a count)."""
+def build_cluster_state(cluster: Cluster, target: Target | None = None) -> ClusterState:
+    """Build the snapshot, pods counted as ``target``'s release counts them (sidecars, pod-level
+    resources; 1.20 when None); raise :class:`RulesetError` for duplicate nodes or pods (each
+    located at the duplicate; at most :data:`MAX_LISTED_DUPLICATES` lines of each kind, and a
+    count)."""
     problems = _duplicate_problems("Node", ((n.name, n.meta.origin) for n in cluster.nodes))
     problems += _duplicate_problems("Pod", ((p.key, p.meta.origin) for p in cluster.pods))
     if problems:
         raise RulesetError(problems)
 
+    if target is not None:
+        apply_target(cluster.pods, target)
     classes = _priority_classes(cluster)
     default = global_default(cluster.priority_classes)
     workloads = Workloads(
@@ -143,7 +148,8 @@ def build_cluster_state(cluster: Cluster) -> ClusterState:
     )
     snapshot = Snapshot(cluster.nodes, workloads)
     state = ClusterState(snapshot=snapshot, pending=[], notes=Counter(cluster.skipped),
-                         admission=Counter(cluster.admission), warnings=Counter(cluster.warnings))
+                         admission=Counter(cluster.admission), warnings=Counter(cluster.warnings),
+                         newer_fields=Counter(cluster.newer_fields))
     for pod in cluster.pods:
         error = resolve_priority(pod, classes, default)
         # Priority refuses in the mutating phase, before the other plugins' refusals.

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ruleset.errors import Problem
+from ruleset.kversion import DEFAULT, Target, supported
 
 #: The schedulerName kube-scheduler gives a profile that names none (``v1.DefaultSchedulerName``).
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -116,6 +117,20 @@ class Profile:
     scheduler_name: str = DEFAULT_SCHEDULER_NAME
     #: Where ``schedulerName`` was written (in this file or one it extends); None when defaulted.
     scheduler_name_origin: Origin | None = None
+    #: ``kubernetesVersion`` as written ("1.34"), inherited through extends; None: the implicit 1.20.
+    kubernetes_version: str | None = None
+    #: ``featureGates`` overrides, inherited through extends (a child's entries win, key by key).
+    feature_gates: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def target(self) -> Target:
+        """The release and feature gates the profile runs as (the implicit 1.20 when it names
+        none, or names one ruleset does not support: the loader reports that)."""
+        try:
+            version = supported(self.kubernetes_version) if self.kubernetes_version else DEFAULT
+        except ValueError:
+            version = DEFAULT
+        return Target(version, dict(self.feature_gates), explicit=self.kubernetes_version is not None)
 
     def plugin(self, name: str) -> PluginConfig | None:
         for config in self.plugins:

@@ -26,7 +26,7 @@ from ruleset.errors import RulesetError, printable
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMANDS = ("score", "schedule", "selector", "validate", "show", "schema", "export", "import_config",
-            "plugins", "new_plugin")
+            "plugins", "new_plugin", "versions")
 #: Commands that load plugins: they take ``--plugin`` and report plugin load problems.
 LOADS_PLUGINS = frozenset({"score", "schedule", "validate", "show", "schema", "export", "import_config",
                            "plugins"})

@@ -73,6 +73,24 @@ def report_notes(notes: dict, verbose: bool, admission: dict | None = None,
         print(f"note: admission: {printable(what)}: {count} pod{'s' if count != 1 else ''}", file=sys.stderr)
 
 
+def report_ignored_fields(state: Any, target: Any) -> list[dict[str, Any]]:
+    """Pod fields the profile's release does not honour (or ruleset models at no release):
+    one warning line per field on stderr, always, and the list for the JSON output."""
+    from ruleset.manifests.newer import ignored_by
+
+    ignored = ignored_by(state.newer_fields, target.gate, str(target.version))
+    for entry in ignored:
+        pods = f"{entry['pods']} pod{'s' if entry['pods'] != 1 else ''}"
+        if entry["honouredFrom"] is None:
+            why = "which ruleset does not model: the scheduler's answer may differ"
+        else:
+            why = (f"which Kubernetes {entry['release']} ignores (honoured from {entry['honouredFrom']}, "
+                   f"feature gate {entry['gate']}): set kubernetesVersion to the release your cluster runs")
+        verb = "uses" if entry["pods"] == 1 else "use"
+        print(f"warning: {pods} {verb} {entry['field']}, {why}", file=sys.stderr)
+    return ignored
+
+
 #: The most replicas ``--scale`` asks for (each becomes a pod in memory).
 MAX_SCALE = 100_000
 

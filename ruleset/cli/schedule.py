@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ruleset.cli.common import add_run_arguments, parse_scale, report_notes, root_of
+from ruleset.cli.common import add_run_arguments, parse_scale, report_ignored_fields, report_notes, root_of
 
 
 def register(subparsers: Any) -> None:
@@ -43,10 +43,12 @@ def run(args: argparse.Namespace) -> int:
                                              seed=args.seed, scale=scale,
                                              on_file=lambda _path: reading.advance())
     report_notes(state.notes, args.verbose, state.admission, state.warnings)
+    ignored = report_ignored_fields(state, frameworks[0].profile.target)
     before = usage_json(state.snapshot)
     with progress("scheduling", len(state.pending)) as scheduling:
         result = schedule_all(frameworks, state, seed=args.seed, on_settled=lambda _n: scheduling.advance())
     document = schedule_json(result, before=before, after=usage_json(state.snapshot))
+    document["ignoredPodFields"] = ignored
     if args.output == "json":
         print_json(document, plugin_problems=True)
     else:
@@ -91,6 +93,8 @@ def schedule_json(run: Any, before: dict[str, Any] | None = None,
                 entry["error"] = error.to_json()
             if p.unserved:
                 entry.update(unserved=True, schedulerName=p.pod.scheduler_name)
+            if p.gated:
+                entry["gated"] = True
             elif several and p.profile is not None:
                 entry["profile"] = p.profile
             placements.append(entry)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ruleset.cli.common import add_run_arguments, report_notes, root_of
+from ruleset.cli.common import add_run_arguments, report_ignored_fields, report_notes, root_of
 from ruleset.errors import printable
 from ruleset.framework.status import Code, Status
 
@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
                                        root=root_of(args), seed=args.seed, replace=True,
                                        on_file=lambda _path: reading.advance())
     report_notes(state.notes, args.verbose, state.admission, state.warnings)
+    ignored = report_ignored_fields(state, framework.profile.target)
     refused = None
     if args.pod:
         pod, refused = take_pod_file(str(Path(args.pod)), state)
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     report = score_pod(framework, state, pod, seed=args.seed, refused=refused)
     if args.output == "json":
-        print_json(score_json(report), plugin_problems=True)
+        print_json({**score_json(report), "ignoredPodFields": ignored}, plugin_problems=True)
     else:
         top = None if args.all or args.wide else 20
         print(render_score(score_json(report), width=width(args.wide), top=top, color=use_color()))

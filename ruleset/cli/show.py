@@ -70,13 +70,16 @@ def effective_profile(argument: str, root: Path | None = None) -> dict[str, Any]
             "points": points,
             "configuredPoints": list(config.points) if config.points is not None else None,
             "weight": config.weight if "score" in points else None,
-            "args": cls.args_with_defaults(as_written.args if as_written is not None else {}),
+            # The release's own defaults (e.g. NodeResourcesFit's scoringStrategy from 1.22) first.
+            "args": _release_args(cls, profile, as_written.args if as_written is not None else {}),
             "origin": (f"{display_path(origin.file)}:{origin.line}:{origin.column}"
                        if origin.file and name in written else None),
         })
     return {
         "name": profile.name,
         "schedulerName": profile.scheduler_name,
+        "kubernetesVersion": str(profile.target.version),
+        "featureGates": dict(profile.feature_gates),
         "description": profile.description or None,
         "files": [display_path(file) for file in profile.files],
         "percentageOfNodesToScore": profile.percentage_of_nodes_to_score,
@@ -97,6 +100,9 @@ def profile_text(document: dict[str, Any]) -> str:
         lines.append(f"  {document['description']}")
     lines.append(f"files: {' extends '.join(document['files'])}")
     lines.append(f"schedulerName: {document['schedulerName']}")
+    gates = ", ".join(f"{k}={str(v).lower()}" for k, v in document["featureGates"].items())
+    with_gates = f" (feature gates: {gates})" if gates else ""
+    lines.append(f"kubernetesVersion: {document['kubernetesVersion']}{with_gates}")
     pct = document["percentageOfNodesToScore"]
     lines.append(f"percentageOfNodesToScore: {pct if pct else '0 (adaptive)'}")
     lines.append("")
@@ -138,12 +144,27 @@ def profile_text(document: dict[str, Any]) -> str:
     return "\n".join(printable(line) for line in lines) + "\n"  # names and values come from the input
 
 
+def _release_args(cls: Any, profile: Any, written: dict[str, Any]) -> dict[str, Any]:
+    """A plugin's args with its defaults, as the profile's release has them: the release's own
+    defaults (``defaults_for(target)``) under what is written, and without the args that
+    release does not have (``args_not_in(target)``)."""
+    defaults_for = getattr(cls, "defaults_for", None)
+    release = dict(defaults_for(profile.target)) if defaults_for is not None else {}
+    args = cls.args_with_defaults({**release, **written})
+    not_in = getattr(cls, "args_not_in", None)
+    hidden = not_in(profile.target) if not_in is not None else frozenset()
+    return {key: value for key, value in args.items() if key not in hidden}
+
+
 # ------------------------------------------------------------------------------------ TOML
 def profile_toml(document: dict[str, Any]) -> str:
     """A complete profile without ``extends``: loading it builds the same framework."""
     from ruleset.profile.toml_writer import dumps
 
-    data: dict[str, Any] = {"name": document["name"], "schedulerName": document["schedulerName"]}
+    data: dict[str, Any] = {"name": document["name"], "schedulerName": document["schedulerName"],
+                            "kubernetesVersion": document["kubernetesVersion"]}
+    if document["featureGates"]:
+        data["featureGates"] = document["featureGates"]
     if document["description"]:
         data["description"] = document["description"]
     if document["percentageOfNodesToScore"] is not None:

@@ -17,6 +17,7 @@ from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Status
 from ruleset.framework.waiting import WaitingPod, WaitingPods
 from ruleset.hookspecs import hookimpl
+from ruleset.kversion import Target
 
 if TYPE_CHECKING:
     from ruleset.api.pod import Pod
@@ -40,7 +41,7 @@ class ProfileView:
     name: str
     #: As the profile sets it: None when unset, 0 adaptive, else a percentage.
     percentage_of_nodes_to_score: int | None
-    #: The Kubernetes version the profile targets, once profiles can say so; None until then.
+    #: The Kubernetes release the profile targets, ``"MAJOR.MINOR"`` ("1.20" when it names none).
     kubernetes_version: str | None = None
 
 
@@ -65,6 +66,7 @@ class Handle:
         self.nominator = nominator if nominator is not None else Nominator()
         self._framework: Framework | None = None
         self._profile: ProfileView | None = None
+        self._target: Target | None = None
         self.waiting_pods = WaitingPods()
         self.pending_pods: Sequence[Pod] = ()
 
@@ -89,7 +91,16 @@ class Handle:
         # Built here, once: plugins may read it in every hook call.
         self._profile = None if framework is None else ProfileView(
             framework.profile.name, framework.profile.percentage_of_nodes_to_score,
-            getattr(framework.profile, "kubernetes_version", None))
+            str(framework.profile.target.version))
+        self._target = None if framework is None else framework.profile.target
+
+    @property
+    def target(self) -> Target:
+        """The release and feature gates the profile runs as (:class:`ruleset.Target`): read it
+        when the plugin is built and pick the behaviour of that release then
+        (``self.handle.target.has(SWITCH)``), so that hooks carry no version checks. Kubernetes
+        1.20 with its default gates until the handle is given to a framework."""
+        return self._target if self._target is not None else Target()
 
     @property
     def profile(self) -> ProfileView | None:
@@ -128,6 +139,16 @@ class Plugin:
     #: The plugin API version the plugin is written for (:data:`ruleset.PLUGIN_API_VERSION` when
     #: not set); a plugin whose major version differs from ruleset's is refused at registration.
     api_version: ClassVar[str] = PLUGIN_API_VERSION
+    #: The Kubernetes release that brought the plugin (None: every release ruleset models has it).
+    introduced_in: ClassVar[str | None] = None
+    #: The release that no longer has it (None: still there); a profile targeting that release or
+    #: a later one is refused, naming :attr:`replaced_by`.
+    removed_in: ClassVar[str | None] = None
+    #: What replaces the plugin from :attr:`removed_in` on, for that message.
+    replaced_by: ClassVar[str] = ""
+    #: Extension points the plugin extends only from a release on, e.g. ``{"score": "1.22"}``
+    #: (NodeResourcesFit scores from 1.22): before it, the point is as if not implemented.
+    points_since: ClassVar[Mapping[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -247,6 +247,12 @@ class Framework:
                                f"{_describe(exc)}")
             raise RulesetError(Problem(message, code="plugin-error")) from None
 
+    def run_pre_enqueue(self, pod: Pod) -> Status:
+        """``RunPreEnqueuePlugins``: the plugins in order until one does not succeed (a pod one
+        of them refuses never enters the active queue: SchedulingGates' gated pods)."""
+        return self._each("ruleset_pre_enqueue", "running PreEnqueue plugin {plugin!r}: {error}",
+                          _pre_enqueue_outcome, {"pod": pod})
+
     def run_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot) -> Status:
         return self._each("ruleset_pre_filter", "running PreFilter plugin {plugin!r}: {error}",
                           _pre_filter_outcome, {"state": state, "pod": pod, "snapshot": snapshot})
@@ -504,6 +510,15 @@ def _checked_status(returned: Any) -> Status:
 
 # What each extension point makes of one plugin's answer (see Framework._each): None goes on
 # to the next plugin, anything else is the outcome of the point.
+
+def _pre_enqueue_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
+    status = _as_status(returned)
+    if status.is_success:
+        return None
+    if status.is_unschedulable:
+        return _named(step, status)
+    return _failed(step, f"running PreEnqueue plugin {step.plugin!r}: {status.message()}")
+
 
 def _pre_filter_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
     status = _as_status(returned)

@@ -35,6 +35,7 @@ from ruleset.framework.points import (
     effective_points,
     implemented_points,
 )
+from ruleset.kversion import Target
 
 if TYPE_CHECKING:
     from ruleset.framework.plugin import Plugin, PluginClasses
@@ -98,6 +99,7 @@ def check_plugins(profile: Profile, registry: PluginClasses) -> PluginCheck:
     """Check every plugin the profile's framework would run (see the module docstring)."""
     check = PluginCheck()
     findings = check.findings
+    target = profile.target
     seen: set[str] = set()
     running: list[PlannedPlugin] = []
     configs = plugin_configs(profile, registry)
@@ -111,11 +113,12 @@ def check_plugins(profile: Profile, registry: PluginClasses) -> PluginCheck:
             continue
         seen.add(cls.name)
         errors_before = len(check.errors)
-        args = _check_args(cls, config, findings)
+        _check_release(cls, config, target, findings)
+        args = _check_args(cls, config, findings, target)
         hooks = class_hooks(cls)
         if hooks.problem is not None:
             findings.append(Finding("invalid-hook", f"plugin {config.name!r}: {hooks.problem}", config))
-        points = _check_points(cls, config, findings)
+        points = _check_points(cls, config, findings, target)
         if len(check.errors) == errors_before:
             running.append(PlannedPlugin(config, cls, args, points))
     check.plugins = running
@@ -125,16 +128,39 @@ def check_plugins(profile: Profile, registry: PluginClasses) -> PluginCheck:
     return check
 
 
-def _check_args(cls: type[Plugin], config: PluginConfig, findings: list[Finding]) -> Any:
+def _check_args(cls: type[Plugin], config: PluginConfig, findings: list[Finding], target: Target) -> Any:
+    """The args' own rules, then what only the target release decides (a plugin's optional
+    ``validate_args_for(args, target)``: an arg that release does not have)."""
     args, errors = cls.check_args(config.args)
+    release_check = getattr(cls, "validate_args_for", None)
+    if args is not None and not errors and release_check is not None:
+        errors = list(release_check(args, target))
     for error in errors:
         findings.append(Finding(error.code, error.message, config, ("args", *error.path),
                                 at_value=error.at_value or error.offset is not None, offset=error.offset))
     return args
 
 
-def _check_points(cls: type[Plugin], config: PluginConfig, findings: list[Finding]) -> tuple[str, ...]:
-    available = implemented_points(cls)
+def _check_release(cls: type[Plugin], config: PluginConfig, target: Target, findings: list[Finding]) -> None:
+    """A plugin the target release does not have (not yet, or no longer)."""
+    if cls.introduced_in is not None and not target.at_least(cls.introduced_in):
+        findings.append(Finding("plugin-not-in-release", f"plugin {config.name!r} is not in Kubernetes "
+                                f"{target.version}: it came in {cls.introduced_in}", config))
+    elif cls.removed_in is not None and target.at_least(cls.removed_in):
+        instead = f"; use {cls.replaced_by}" if cls.replaced_by else ""
+        findings.append(Finding("plugin-not-in-release", f"plugin {config.name!r} is not in Kubernetes "
+                                f"{target.version}: it was removed in {cls.removed_in}{instead}", config))
+
+
+def available_points(cls: type[Plugin], target: Target) -> list[str]:
+    """The extension points ``cls`` implements at ``target`` (:attr:`Plugin.points_since`)."""
+    since = getattr(cls, "points_since", {}) or {}
+    return [p for p in implemented_points(cls) if p not in since or target.at_least(since[p])]
+
+
+def _check_points(cls: type[Plugin], config: PluginConfig, findings: list[Finding],
+                  target: Target) -> tuple[str, ...]:
+    available = available_points(cls, target)
     for i, point in enumerate(config.points or ()):
         if point not in POINTS:
             findings.append(Finding("unknown-extension-point",
@@ -144,7 +170,7 @@ def _check_points(cls: type[Plugin], config: PluginConfig, findings: list[Findin
             findings.append(Finding("point-not-implemented",
                                     f"plugin {config.name!r} does not extend {POINTS[point].title} plugin",
                                     config, ("points", i), at_value=True))
-    points = tuple(effective_points(cls, config.points))
+    points = tuple(p for p in effective_points(cls, config.points) if p in available)
     if "score" not in points and config.written("weight"):
         why = (f"plugin {config.name!r} does not extend Score plugin" if "score" not in available else
                f"plugin {config.name!r} is limited to points {json.dumps(list(config.points or ()))}, "

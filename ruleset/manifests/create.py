@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ruleset.admission import Admission
-from ruleset.api.decode import DecodeContext
+from ruleset.api.decode import DecodeContext, line_of
 from ruleset.api.pod import Pod, decode_pod
 from ruleset.errors import Problem
 from ruleset.manifests.model import Cluster, RawObject
+from ruleset.manifests.newer import newer_fields
 from ruleset.manifests.reader import DECODERS
 from ruleset.workloads import WORKLOAD_KINDS, expand, scale
 
@@ -39,9 +40,12 @@ def create_pods(cluster: Cluster, problems: list[Problem], seed: int = 0,
     ``cluster.refused`` and its changes in ``cluster.admission``."""
     admission = Admission(cluster.limit_ranges, cluster.runtime_classes, seed=seed,
                           taken=_taken_names(cluster.pod_sources))
+    fresh: list[Pod] = []
+    budget = [MAX_CLUSTER_PODS - sum(1 for s in cluster.pod_sources if s.kind == "Pod")]
     for source in cluster.pod_sources:
         if source.kind == "Pod":
-            _create(cluster, admission, source, source.raw, created=_stored(source.raw), problems=problems)
+            _create(cluster, admission, source, source.raw, created=_stored(source.raw), problems=problems,
+                    fresh=fresh)
             continue
         if source.kind not in WORKLOAD_KINDS:
             cluster.skipped[f"{source.kind} (its pods are not created: ruleset creates those of "
@@ -49,15 +53,58 @@ def create_pods(cluster: Cluster, problems: list[Problem], seed: int = 0,
             cluster.warnings[(source.file, f"{source.kind}: its pods are not created (they come on a "
                                            "schedule); skipped")] += 1
             continue
+        if not _within_budget(source, expected_pods(source.kind, source.raw, len(cluster.nodes)), budget,
+                              problems):
+            continue
         expansion = expand(source.kind, source.raw, cluster.nodes, file=source.file, document=source.document,
                            seed=seed)
         problems.extend(expansion.problems)
         _add_objects(cluster, source, expansion.objects, problems)
-        _create_all(cluster, admission, source, expansion.pods, problems)
+        _create_all(cluster, admission, source, expansion.pods, problems, fresh)
     cluster.pod_sources = []
     for request in scale:
-        _scale(cluster, admission, request, seed, problems)
+        _scale(cluster, admission, request, seed, problems, fresh, budget)
     cluster.admission.update(admission.counts)
+    _stamp(cluster.pods, fresh)
+
+
+def expected_pods(kind: str, raw: dict, nodes: int) -> int:
+    """About how many pods a workload asks for (``replicas``, a Job's ``parallelism``, a
+    DaemonSet's nodes), read before anything is made, to keep the run within
+    :data:`MAX_CLUSTER_PODS`; a value that is no number counts 1 (the expansion reports it)."""
+    if kind == "DaemonSet":
+        return nodes
+    spec = raw.get("spec")
+    if not isinstance(spec, dict):
+        return 1
+    value = spec.get("parallelism" if kind == "Job" else "replicas", 1)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 1
+
+
+def _within_budget(source: RawObject, wanted: int, budget: list[int], problems: list[Problem]) -> bool:
+    if wanted <= budget[0]:
+        budget[0] -= wanted
+        return True
+    if budget[0] < 0:  # already reported: nothing more is created
+        return False
+    meta = source.raw.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    problems.append(Problem(f"{source.kind} {name}: {wanted:,} pods would take the run past "
+                            f"{MAX_CLUSTER_PODS:,} pods, Kubernetes' limit of pods per cluster",
+                            file=source.file, line=line_of(source.raw, "kind"), code="invalid-object"))
+    budget[0] = -1
+    return False
+
+
+def _stamp(pods: Sequence[Pod], fresh: Sequence[Pod]) -> None:
+    """Pods created by this run have no ``creationTimestamp``; the API server would stamp them
+    "now", after every pod the input already holds: so they queue behind older pending pods
+    of their priority, in the order they were created."""
+    if not fresh:
+        return
+    now = max((p.meta.creation_timestamp for p in pods if p.meta.creation_timestamp is not None), default=0.0)
+    for i, pod in enumerate(fresh, start=1):
+        pod.meta.creation_timestamp = now + i * 1e-3
 
 
 def _stored(raw: Any) -> bool:
@@ -84,8 +131,9 @@ def _taken_names(sources: Sequence[RawObject]) -> list[str]:
 
 
 def _create(cluster: Cluster, admission: Admission, source: RawObject, raw: Any, created: bool,
-            problems: list[Problem]) -> Pod | None:
+            problems: list[Problem], fresh: list[Pod]) -> Pod | None:
     error = None
+    cluster.newer_fields.update(newer_fields(raw))
     if source.api_checks:
         admitted = admission.admit(raw, created=created)
         raw, error = admitted.raw, admitted.error
@@ -100,15 +148,17 @@ def _create(cluster: Cluster, admission: Admission, source: RawObject, raw: Any,
     cluster.pods.append(pod)
     if error is not None:
         cluster.refused[pod] = error
+    if not created and source.api_checks and pod.meta.creation_timestamp is None:
+        fresh.append(pod)
     return pod
 
 
 def _create_all(cluster: Cluster, admission: Admission, source: RawObject, pods: Sequence[dict],
-                problems: list[Problem]) -> None:
+                problems: list[Problem], fresh: list[Pod]) -> None:
     """A workload's pods; a problem of its template is reported once, not once per replica."""
     mine: list[Problem] = []
     for raw in pods:
-        _create(cluster, admission, source, raw, created=False, problems=mine)
+        _create(cluster, admission, source, raw, created=False, problems=mine, fresh=fresh)
     seen: set[tuple[str | None, int | None, str]] = set()
     for problem in mine:
         key = (problem.file, problem.line, problem.message)
@@ -133,6 +183,10 @@ def _add_objects(cluster: Cluster, source: RawObject, objects: Sequence[tuple[st
                                            source.role))
 
 
+#: The most pods a run holds (Kubernetes' limit of pods per cluster): what workloads and
+#: ``--scale`` may create is counted against it before anything is made.
+MAX_CLUSTER_PODS = 150_000
+
 #: ``--scale`` kinds as kubectl accepts them: the kind in any case, its plural, its short name.
 _KIND_NAMES = {
     **{name: "Deployment" for name in ("deployment", "deployments", "deploy")},
@@ -145,7 +199,7 @@ _KIND_NAMES = {
 
 
 def _scale(cluster: Cluster, admission: Admission, request: ScaleRequest, seed: int,
-           problems: list[Problem]) -> None:
+           problems: list[Problem], fresh: list[Pod], budget: list[int]) -> None:
     """``--scale``: the workload's missing replicas become pending pods from its template."""
     kind = _KIND_NAMES.get(request.kind.lower())
     if kind is None:
@@ -158,13 +212,18 @@ def _scale(cluster: Cluster, admission: Admission, request: ScaleRequest, seed: 
         problems.append(Problem(f"no {kind} {request.namespace}/{request.name} in the cluster",
                                 file=f"--scale {request.text}", code="invalid-value"))
         return
+    if not _within_budget(target, request.replicas, budget, problems):
+        return
     replica_sets = [w.raw for w in cluster.workloads if w.kind == "ReplicaSet"]
     expansion = scale(kind, target.raw, request.replicas, cluster.pods, replica_sets=replica_sets,
                       file=target.file, document=target.document, seed=seed)
     problems.extend(Problem(f"--scale {request.text}: {p.message}", file=p.file, line=p.line, column=p.column,
                             path=p.path, code=p.code) for p in expansion.problems)
     _add_objects(cluster, target, expansion.objects, problems)
-    _create_all(cluster, admission, target, expansion.pods, problems)
+    if not expansion.pods and not expansion.problems:
+        cluster.warnings[(f"--scale {request.text}", f"the {kind} has {request.replicas} or more pods "
+                          "already: scaling down creates no pod")] += 1
+    _create_all(cluster, admission, target, expansion.pods, problems, fresh)
 
 
 def _named(raw: dict, request: ScaleRequest) -> bool:

@@ -63,6 +63,8 @@ class Cluster:
     #: What ``--pods`` files held that gives no pod (a CronJob, a ConfigMap): said always,
     #: since the user asked for pods, as one line per kind and file.
     warnings: Counter = field(default_factory=Counter)
+    #: Pod fields newer than 1.20 (:mod:`ruleset.manifests.newer`) -> how many pods use them.
+    newer_fields: Counter = field(default_factory=Counter)
 
     def extend(self, other: Cluster) -> None:
         for name in ("nodes", "pods", "services", "replication_controllers", "replica_sets", "stateful_sets",
@@ -74,3 +76,4 @@ class Cluster:
         self.kinds.update(other.kinds)
         self.admission.update(other.admission)
         self.warnings.update(other.warnings)
+        self.newer_fields.update(other.newer_fields)

@@ -28,6 +28,7 @@ from ruleset.errors import Problem, RulesetError, format_path
 from ruleset.framework.points import MAX_WEIGHT
 from ruleset.framework.validation import Finding, PluginCheck, check_plugins
 from ruleset.gofmt import go_quote
+from ruleset.kversion import gates_known_at, supported
 from ruleset.pluginmanager import PluginRegistry, load_registry
 from ruleset.profile.schema import profile_validator
 from ruleset.profile.toml_positions import index_positions, locate, string_column
@@ -289,7 +290,36 @@ def outside_root(value: str, base_dir: Path, root: Path) -> str | None:
 
 #: The top-level keys a profile may have: a file with others, or without a name, is not one.
 _PROFILE_KEYS = frozenset({"name", "schedulerName", "description", "extends", "percentageOfNodesToScore",
-                           "plugins", "rules"})
+                           "plugins", "rules", "kubernetesVersion", "featureGates"})
+
+
+def _check_target(profile: Profile, pf: ProfileFile, data: dict[str, Any]) -> list[Problem]:
+    """``kubernetesVersion`` and ``featureGates`` of one file, onto ``profile``: a version ruleset
+    does not model, or a gate that release does not know (kube-scheduler refuses unknown
+    gates), is an error at its value."""
+    problems: list[Problem] = []
+    version = data.get("kubernetesVersion")
+    if isinstance(version, str):
+        try:
+            supported(version)
+        except ValueError as exc:
+            problems.append(pf.problem(("kubernetesVersion",), str(exc), "invalid-value", value=True))
+        else:
+            profile.kubernetes_version = version
+    gates = data.get("featureGates")
+    if isinstance(gates, dict):
+        known = gates_known_at(profile.target.version)
+        for name, enabled in gates.items():
+            if not isinstance(enabled, bool):
+                continue  # the schema says so
+            if name not in known:
+                knows = ", ".join(sorted(known)) or "none ruleset models"
+                release = profile.target.version
+                message = f"unrecognized feature gate: {name} (Kubernetes {release} knows {knows})"
+                problems.append(pf.problem(("featureGates", name), message, "invalid-value"))
+                continue
+            profile.feature_gates[name] = enabled
+    return problems
 
 
 def is_profile(pf: ProfileFile) -> bool:
@@ -376,7 +406,10 @@ class _Assembler:
             profile.files = list(base.files)
             profile.scheduler_name = base.scheduler_name
             profile.scheduler_name_origin = base.scheduler_name_origin
+            profile.kubernetes_version = base.kubernetes_version
+            profile.feature_gates = dict(base.feature_gates)
         profile.files.insert(0, str(path))
+        self.problems.extend(_check_target(profile, pf, data))
         if "schedulerName" in data:
             # A value the schema rejects serves no name (rather than the default, which would
             # add a duplicate to the report).

@@ -287,6 +287,14 @@ def _build_profile_schema(registry: PluginRegistry) -> dict[str, Any]:
                                              "extends. Profiles run or exported together need distinct "
                                              "ones."},
             "description": {"type": "string"},
+            "kubernetesVersion": {
+                "type": "string",
+                "description": "The kube-scheduler release the profile predicts, \"MAJOR.MINOR\" (1.20 to "
+                               "1.35); its plugins, defaults, reasons and pod fields follow that release. "
+                               "Absent: 1.20. Inherited through extends."},
+            "featureGates": {"type": "object", "additionalProperties": {"type": "boolean"},
+                             "description": "Feature gates to set, as kube-scheduler's --feature-gates (only "
+                                            "gates the release knows); the release's defaults otherwise."},
             "extends": {"type": "string", "minLength": 1,
                         "description": "A bundled profile name, or a path relative to this file."},
             "percentageOfNodesToScore": {"type": "integer", "minimum": 0, "maximum": 100,

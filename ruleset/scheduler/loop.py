@@ -50,6 +50,9 @@ class Placement:
     profile: str | None = None
     #: Whether no given profile serves the pod's ``spec.schedulerName`` (it is left alone).
     unserved: bool = False
+    #: Whether a PreEnqueue plugin kept the pod out of the queue (scheduling gates): it waits
+    #: for something outside the scheduler, it is not unschedulable.
+    gated: bool = False
 
 
 @dataclass
@@ -221,6 +224,16 @@ class _Loop:
             if error:
                 self._place(Placement(pod=pod, node=None, reason=error, attempts=0))
                 run.events.append(Event("error", pod.key, detail={"reason": error}))
+                continue
+            gate = self.framework(pod).run_pre_enqueue(pod)
+            if not gate.is_success:
+                # Never enters the active queue: nothing lifts a gate during a run.
+                self.nominator.delete(pod)
+                reason, failed = gate.message(), gate.code == Code.ERROR
+                self._place(Placement(pod=pod, node=None, reason=reason, attempts=0, gated=not failed,
+                                      error=gate if failed else None))
+                run.events.append(Event("error" if failed else "gated", pod.key,
+                                        detail={"reason": reason, "plugin": gate.plugin}))
                 continue
             queue.add(pod, pod.meta.creation_timestamp)
         while True:

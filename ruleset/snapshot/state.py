@@ -20,6 +20,8 @@ class ClusterState:
     admission: Counter[str] = field(default_factory=Counter)
     #: ``(file, what)`` of ``--pods`` input that gives no pod, with how many times: said always.
     warnings: Counter[tuple[str | None, str]] = field(default_factory=Counter)
+    #: Pod fields newer than Kubernetes 1.20 -> how many pods use them (see :mod:`ruleset.manifests.newer`).
+    newer_fields: Counter[str] = field(default_factory=Counter)
     #: Pods that can never be scheduled because their manifest is inconsistent, with why.
     pod_errors: dict[Pod, str] = field(default_factory=dict)
 

@@ -15,6 +15,7 @@ from ruleset.api.node import Node, decode_node
 from ruleset.api.pod import Pod, decode_pod
 from ruleset.cluster import build_cluster_state, resolve_priority
 from ruleset.errors import RulesetError
+from ruleset.kversion import Target
 from ruleset.manifests import Cluster
 from ruleset.snapshot.state import ClusterState
 
@@ -107,17 +108,18 @@ def decode_pod_manifest(raw: Mapping[str, Any]) -> Pod:
     return decoded
 
 
-def cluster(nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> ClusterState:
+def cluster(nodes: Iterable[Node], pods: Iterable[Pod] = (), *, target: Target | None = None) -> ClusterState:
     """The cluster state ``--cluster`` would build from these objects: pods with a ``node_name``
-    run on that node, the others are pending (``state.pending``). Raises ValueError for
-    duplicate names or a pod on a node that is not there."""
+    run on that node, the others are pending (``state.pending``), their requests counted as
+    ``target``'s release counts them (default 1.20). Raises ValueError for duplicate names or
+    a pod on a node that is not there."""
     nodes, pods = list(nodes), list(pods)
     names = {n.name for n in nodes}
     stray = [p.key for p in pods if p.node_name and p.node_name not in names]
     if stray:
         raise ValueError(f"pods on nodes that are not in the cluster: {', '.join(stray)}")
     try:
-        return build_cluster_state(Cluster(nodes=nodes, pods=pods))
+        return build_cluster_state(Cluster(nodes=nodes, pods=pods), target)
     except RulesetError as exc:
         raise ValueError("; ".join(str(p) for p in exc.problems)) from None
 

@@ -120,8 +120,10 @@ class _Failures:
             self.found.append(entry)
 
 
-def check_plugin(cls: type[Plugin], *, args: Mapping[str, Any] | None = None) -> None:
-    """Check that plugin class ``cls`` (run with ``args``) does what every plugin must; raise one
+def check_plugin(cls: type[Plugin], *, args: Mapping[str, Any] | None = None,
+                 kubernetes_version: str | None = None) -> None:
+    """Check that plugin class ``cls`` (run with ``args``, as Kubernetes ``kubernetes_version``:
+    default 1.20, or the release that brought the plugin) does what every plugin must; raise one
     AssertionError listing every check it fails.
 
     Checks: a name and docstring; a valid args schema agreeing with the ``Args`` dataclass, and
@@ -151,19 +153,20 @@ def check_plugin(cls: type[Plugin], *, args: Mapping[str, Any] | None = None) ->
     elif not implemented_points(cls):
         failures.add("hooks", "implements no extension point")
     if not failures.found:
-        _check_behaviour(cls, args, failures)
+        _check_behaviour(cls, args, failures, kubernetes_version)
     if failures.found:
         listed = "\n".join(f"  - {entry}" for entry in failures.found)
         raise AssertionError(f"plugin {getattr(cls, 'name', cls.__qualname__)!r} fails "
                              f"{len(failures.found)} conformance check(s):\n{listed}")
 
 
-def _check_behaviour(cls: type[Plugin], args: Mapping[str, Any] | None, failures: _Failures) -> None:
+def _check_behaviour(cls: type[Plugin], args: Mapping[str, Any] | None, failures: _Failures,
+                     kubernetes_version: str | None = None) -> None:
     _, registry = resolve_plugin(cls)
     for i, subject in enumerate(sample_pods()):
         state = cluster(sample_nodes(), sample_running_pods())
         try:
-            framework = plugin_framework(cls, registry, state.snapshot, args)
+            framework = plugin_framework(cls, registry, state.snapshot, args, kubernetes_version)
         except Exception as exc:
             failures.add("framework", f"building a framework with the plugin failed: {_one_line(exc)}")
             return

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ruleset.api.node import Node
-from ruleset.api.pod import Pod
+from ruleset.api.pod import Pod, apply_target
 from ruleset.app import score_pod
 from ruleset.config import PluginConfig, Profile
 from ruleset.framework.plugin import Handle, Plugin
@@ -70,27 +70,35 @@ def schema_errors(schema: Mapping[str, Any], args: Mapping[str, Any]) -> list[st
 
 
 def plugin_framework(cls: type[Plugin], registry: PluginRegistry, snapshot: Snapshot | None,
-                     args: Mapping[str, Any] | None = None) -> Framework:
+                     args: Mapping[str, Any] | None = None,
+                     kubernetes_version: str | None = None) -> Framework:
     """A framework running just ``cls`` (plus PrioritySort and DefaultBinder where it is neither a
-    QueueSort nor a Bind plugin, as for any profile) over ``snapshot``. Args are checked against
-    the plugin's schema first (ValueError), then as a profile's are (FrameworkError)."""
+    QueueSort nor a Bind plugin, as for any profile) over ``snapshot``, as Kubernetes
+    ``kubernetes_version`` (default: 1.20, or the release that brought the plugin,
+    :attr:`Plugin.introduced_in`). Args are checked against the plugin's schema first
+    (ValueError), then as a profile's are (FrameworkError)."""
     args = dict(args or {})
     problems = schema_errors(registry.schemas.get(cls.name, cls.args_schema), args)
     if problems:
         raise ValueError(f"invalid args for plugin {cls.name!r}: " + "; ".join(problems))
     profile = Profile(name="ruleset-testing", plugins=[PluginConfig(name=cls.name, args=args)],
-                      percentage_of_nodes_to_score=100)
+                      percentage_of_nodes_to_score=100,
+                      kubernetes_version=kubernetes_version or getattr(cls, "introduced_in", None))
     return Framework(profile, registry, Handle(snapshot))
 
 
 def run_plugin(plugin: type[Plugin] | str, pod: Pod, nodes: Iterable[Node], *, pods: Iterable[Pod] = (),
-               args: Mapping[str, Any] | None = None) -> PluginRun:
+               args: Mapping[str, Any] | None = None, kubernetes_version: str | None = None) -> PluginRun:
     """Schedule ``pod`` on ``nodes`` (``pods`` with a ``node_name`` running there) with a profile
     of just ``plugin`` and ``args``: PreFilter, Filter on every node, then PreScore, Score and
-    NormalizeScore on the feasible ones, through the framework ``ruleset score`` uses."""
+    NormalizeScore on the feasible ones, through the framework ``ruleset score`` uses, as
+    Kubernetes ``kubernetes_version`` (see :func:`plugin_framework`)."""
     cls, registry = resolve_plugin(plugin)
-    state = cluster(nodes, pods)
-    framework = plugin_framework(cls, registry, state.snapshot, args)
+    version = kubernetes_version or getattr(cls, "introduced_in", None)
+    target = Profile(name="", kubernetes_version=version).target
+    state = cluster(nodes, pods, target=target)
+    apply_target([pod], target)  # counted as the release counts it, as the cluster's pods are
+    framework = plugin_framework(cls, registry, state.snapshot, args, version)
     result = score_pod(framework, state, pod).result
     assert result is not None  # only a refused pod has none, and score_pod refuses none by itself
     names = state.snapshot.node_names

@@ -29,6 +29,7 @@ from ruleset.config import Profile
 from ruleset.errors import Problem, RulesetError
 from ruleset.framework.runtime import Framework
 from ruleset.gofmt import go_quote
+from ruleset.kversion import DEFAULT
 from ruleset.pluginmanager import PluginProblem, PluginRegistry, load_registry
 from ruleset.profile.loader import (
     ProfileCheck,
@@ -158,6 +159,17 @@ def _toml_files(folder: Path, notes: list[Problem]) -> list[Path]:
     return found
 
 
+def _implicit_version(check: ProfileCheck, path: Path) -> list[Problem]:
+    """A profile that names no ``kubernetesVersion`` runs as 1.20: say so, at its ``name``."""
+    pf = check.files.get(path.resolve())
+    if pf is None or not pf.parsed:
+        return []
+    return [pf.origin(("name",)).problem(
+        f"not set, so the profile runs as Kubernetes {DEFAULT}; set it to the release your cluster runs "
+        '(e.g. kubernetesVersion = "1.34"), or to "1.20" to keep this', "kubernetesVersion",
+        "implicit-kubernetes-version", "warning")]
+
+
 def validate_files(paths: Sequence[Path], registry: PluginRegistry | None = None,
                    strict: bool = False, root: Path | None = None, one_scheduler: bool = False,
                    missing: Sequence[Problem] = ()) -> Report:
@@ -190,6 +202,10 @@ def validate_files(paths: Sequence[Path], registry: PluginRegistry | None = None
         problems = check.problems
         if check.profile is not None and not check.errors:
             problems = [*problems, *_construction_problems(check, registry)]
+        if (check.profile is not None and check.profile.kubernetes_version is None
+                and not any(p.severity == "error" for p in problems)):
+            # Said of profiles that are otherwise fine: an invalid one has more pressing problems.
+            problems = [*problems, *_implicit_version(check, Path(path))]
         for problem in problems:
             target = result(problem.file) if problem.file else mine
             target.problems.append(replace(problem, file=target.path))

@@ -43,6 +43,11 @@ CODES: dict[str, ProblemCode] = {
     # semantics, as kube-scheduler checks its configuration
     "invalid-args": ProblemCode("error",
                                 "Plugin args a plugin's own validation rejects (Kubernetes' messages)."),
+    "plugin-not-in-release": ProblemCode("error", "A plugin the profile's kubernetesVersion does not have "
+                                         "(not yet, or no longer: the message names its replacement)."),
+    "arg-not-in-release": ProblemCode("error", "A plugin arg the profile's kubernetesVersion does not have."),
+    "implicit-kubernetes-version": ProblemCode("warning", "The profile names no kubernetesVersion, so it "
+                                               "runs as Kubernetes 1.20; say which release it predicts."),
     "point-not-implemented": ProblemCode("error",
                                          "A plugin listed at an extension point it does not implement."),
     "weight-overflow": ProblemCode("error", "The Score weights add up past what an int64 total can hold."),
