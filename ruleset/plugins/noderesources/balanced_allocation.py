@@ -12,17 +12,46 @@ count over the volumes the node can still attach: the sum of its
 fraction at or above 1 scores 0. Nodes reporting no attachable volumes, or with none left,
 fall back to the two-resource formula, as upstream does for an ``AllocatableVolumesCount``
 of 0.
+
+From 1.22 (:data:`STD_DEV`) the score is ``int((1 - std) * 100)``, the standard deviation of the
+fractions (capped at 1) over ``args.resources`` (cpu and memory by default; with two,
+``std = |f1 - f2| / 2``), resources a node does not have (and extended resources the pod does not
+request) left out; the volume fraction is gone (the BalanceAttachedNodeVolumes gate went in 1.22).
+From 1.23 (:data:`ACTUAL_REQUESTS`) the requests are the pods' own, without the 100m/200Mi
+defaults; from 1.33 (:data:`SKIP_BEST_EFFORT`) a pod requesting none of the resources is not
+scored (upstream's PreScore returns Skip; here Score gives every node 0, the same total).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ruleset import MAX_NODE_SCORE, NodeSet, Plugin, arg_field, hookimpl
+from ruleset import MAX_NODE_SCORE, ArgError, Handle, NodeSet, Plugin, Target, arg_field, hookimpl, switch
 from ruleset.api.pod import Pod
-from ruleset.plugins.noderesources.resource_allocation import fraction_of_capacity, requested_and_allocatable
+from ruleset.gofmt import go_quote
+from ruleset.plugins.noderesources import scoring
+from ruleset.plugins.noderesources.resource_allocation import (
+    DEFAULT_RESOURCE_SPECS,
+    RESOURCES_SCHEMA,
+    ResourceSpec,
+    dump_resources,
+    fraction_of_capacity,
+    requested_and_allocatable,
+)
+from ruleset.plugins.noderesources.strategy import parse_defaulted_resources
+
+_REF = "pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go"
+STD_DEV = switch("NodeResourcesBalancedAllocation.standard-deviation", "1.22",
+                 "standard deviation of the fractions over args.resources (two: (1 - |f1 - f2| / 2) * 100, "
+                 "fractions capped at 1, resources a node lacks skipped)", _REF)
+ACTUAL_REQUESTS = switch("NodeResourcesBalancedAllocation.actual-requests", "1.23",
+                         "pods' own requests, not the 100m/200Mi non-zero defaults",
+                         "pkg/scheduler/framework/plugins/noderesources/resource_allocation.go")
+SKIP_BEST_EFFORT = switch("NodeResourcesBalancedAllocation.skip-best-effort", "1.33",
+                          "a pod requesting none of args.resources is not scored (PreScore Skip)", _REF)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +60,11 @@ class NodeResourcesBalancedAllocationArgs:
 
     balance_attached_node_volumes: bool = arg_field(
         "balanceAttachedNodeVolumes", False, schema={"type": "boolean"},
-        description="Include the attachable-volume fraction (variance of three fractions).")
+        description="Kubernetes 1.20/1.21: include the attachable-volume fraction (variance of three "
+                    "fractions).")
+    resources: tuple[ResourceSpec, ...] | None = arg_field(
+        "resources", None, parse=parse_defaulted_resources, dump=dump_resources, schema=RESOURCES_SCHEMA,
+        description="Kubernetes 1.22 on: resources balanced (weights must be 1); cpu and memory when empty.")
 
 
 class NodeResourcesBalancedAllocation(Plugin):
@@ -41,8 +74,62 @@ class NodeResourcesBalancedAllocation(Plugin):
     name = "NodeResourcesBalancedAllocation"
     Args = NodeResourcesBalancedAllocationArgs
 
+    def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None, handle: Handle | None = None):
+        super().__init__(args, handle)
+        target = self.handle.target
+        problems = self.validate_args_for(self.args, target)
+        if problems:
+            raise ValueError(problems[0].message)
+        self._reader = None
+        if target.has(STD_DEV):
+            names = [spec.name for spec in self.args.resources or DEFAULT_RESOURCE_SPECS]
+            self._reader = scoring.ResourceReader.at(target, names, use_requested=target.has(ACTUAL_REQUESTS))
+        self._skip_best_effort = target.has(SKIP_BEST_EFFORT)
+
+    @classmethod
+    def defaults_for(cls, target: Target) -> dict[str, Any]:
+        """The release's defaults the v1.20 dataclass lacks: ``resources`` from 1.22."""
+        return {"resources": dump_resources(DEFAULT_RESOURCE_SPECS)} if target.has(STD_DEV) else {}
+
+    @classmethod
+    def validate_args(cls, args: NodeResourcesBalancedAllocationArgs) -> list[ArgError]:
+        """``ValidateNodeResourcesBalancedAllocationArgs`` (1.22 on): no repeated name, weights 1."""
+        errors, seen = [], set()
+        for i, spec in enumerate(args.resources or ()):
+            if spec.name in seen:
+                errors.append(ArgError(("resources", i, "name"),
+                                       f"resources[{i}].name: Duplicate value: {go_quote(spec.name)}"))
+            seen.add(spec.name)
+            if spec.weight != 1:
+                errors.append(ArgError(("resources", i, "weight"),
+                                       f"resources[{i}].weight: Invalid value: {spec.weight}: must be 1"))
+        return errors
+
+    @classmethod
+    def args_not_in(cls, target: Target) -> frozenset[str]:
+        """The args the target release does not have (``show`` leaves them out)."""
+        return frozenset({"balanceAttachedNodeVolumes"} if target.has(STD_DEV) else {"resources"})
+
+    @classmethod
+    def validate_args_for(cls, args: NodeResourcesBalancedAllocationArgs, target: Target) -> list[ArgError]:
+        """Args the target release does not have: ``resources`` before 1.22, the volume gate after."""
+        if args.resources is not None and not target.has(STD_DEV):
+            return [ArgError(("resources",), f"resources is not in Kubernetes {target.version}: it came in "
+                                             f"1.22", code="arg-not-in-release")]
+        if args.balance_attached_node_volumes and target.has(STD_DEV):
+            return [ArgError(("balanceAttachedNodeVolumes",),
+                             f"balanceAttachedNodeVolumes is not in Kubernetes {target.version}: the "
+                             f"BalanceAttachedNodeVolumes feature gate was removed in 1.22",
+                             code="arg-not-in-release")]
+        return []
+
     @hookimpl
     def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:
+        if self._reader is not None:
+            requests = self._reader.pod_requests(pod)
+            if self._skip_best_effort and not any(requests):
+                return np.zeros(len(nodes), dtype=np.int64)
+            return scoring.balanced_std_dev(self._reader.read(requests, nodes))
         cpu_req, cpu_alloc = requested_and_allocatable(pod, nodes, "cpu")
         mem_req, mem_alloc = requested_and_allocatable(pod, nodes, "memory")
         cpu = fraction_of_capacity(cpu_req, cpu_alloc)

@@ -1,4 +1,5 @@
-"""NodeResourcesFit (PreFilter, Filter): the node must have room for the pod's requests.
+"""NodeResourcesFit (PreFilter, Filter; Score from Kubernetes 1.22): the node must have room for
+the pod's requests.
 
 Reasons, in upstream's order: "Too many pods" (checked even for pods requesting nothing),
 then "Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage" and
@@ -7,22 +8,61 @@ then "Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage"
 Extended resources named in ``ignoredResources``, or whose domain (before the first '/') is
 in ``ignoredResourceGroups``, are not checked. Filter without PreFilter's state is an Error,
 as upstream.
+
+From 1.28 a resource the pod requests 0 of is not checked (:data:`SKIP_ZERO_REQUESTS`); from
+1.34 a node whose allocatable itself is below a failing request is UnschedulableAndUnresolvable
+(:data:`UNRESOLVABLE`). From 1.22 the plugin also scores, by its ``scoringStrategy``
+(:mod:`.strategy`): :attr:`NodeResourcesFit.points_since` keeps it off the Score point before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from ruleset import ArgError, Code, CycleState, FilterResult, NodeSet, Plugin, Snapshot, arg_field, hookimpl
+from ruleset import (
+    ArgError,
+    Code,
+    CycleState,
+    FilterResult,
+    Handle,
+    NodeSet,
+    Plugin,
+    Snapshot,
+    Target,
+    arg_field,
+    hookimpl,
+    switch,
+)
 from ruleset.api import resources as res
 from ruleset.api.pod import Pod
 from ruleset.errors import format_path
 from ruleset.gofmt import go_quote
+from ruleset.plugins.noderesources import scoring
+from ruleset.plugins.noderesources.strategy import (
+    DEFAULT_STRATEGY,
+    LEAST_ALLOCATED,
+    MOST_ALLOCATED,
+    REQUESTED_TO_CAPACITY_RATIO,
+    STRATEGY_SCHEMA,
+    ScoringStrategy,
+    dump_strategy,
+    parse_strategy,
+    shape_arrays,
+    validate_strategy,
+)
 from ruleset.selector import qualified_name_errors
+
+_REF = "pkg/scheduler/framework/plugins/noderesources/fit.go"
+SCORE = switch("NodeResourcesFit.score", "1.22",
+               "NodeResourcesFit scores by args.scoringStrategy (LeastAllocated by default)", _REF)
+SKIP_ZERO_REQUESTS = switch("NodeResourcesFit.skip-zero-requests", "1.28",
+                            "Filter does not check a resource the pod requests 0 of", _REF)
+UNRESOLVABLE = switch("NodeResourcesFit.unresolvable-beyond-allocatable", "1.34",
+                      "a request above the node's allocatable itself is UnschedulableAndUnresolvable", _REF)
 
 PRE_FILTER_STATE_KEY = "PreFilterNodeResourcesFit"
 TOO_MANY_PODS = "Too many pods"
@@ -39,6 +79,9 @@ class NodeResourcesFitArgs:
     ignored_resource_groups: tuple[str, ...] = arg_field(
         "ignoredResourceGroups", (), schema={"type": "array", "items": {"type": "string"}},
         description="Extended-resource domains (before '/') not checked.")
+    scoring_strategy: ScoringStrategy | None = arg_field(  # noqa: RUF009 - an arg_field, as the others
+        "scoringStrategy", None, parse=parse_strategy, dump=dump_strategy, schema=STRATEGY_SCHEMA,
+        description="Kubernetes 1.22 on: how the plugin scores (default LeastAllocated over cpu and memory).")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,10 +101,48 @@ class NodeResourcesFit(Plugin):
 
     name = "NodeResourcesFit"
     Args = NodeResourcesFitArgs
+    points_since: ClassVar[Mapping[str, str]] = {"score": "1.22"}
+
+    def __init__(self, args: NodeResourcesFitArgs | None = None, handle: Handle | None = None):
+        super().__init__(args, handle)
+        target = self.handle.target
+        strategy: ScoringStrategy | None = self.args.scoring_strategy
+        if strategy is not None and not target.has(SCORE):
+            raise ValueError(f"scoringStrategy is not in Kubernetes {target.version}: it came in 1.22")
+        self._skip_zero = target.has(SKIP_ZERO_REQUESTS)
+        self._unresolvable = target.has(UNRESOLVABLE)
+        self._strategy = (strategy or DEFAULT_STRATEGY) if target.has(SCORE) else None
+        if self._strategy is not None:
+            names = [spec.name for spec in self._strategy.resources]
+            self._reader = scoring.ResourceReader.at(target, names)
+            self._weights = [spec.weight for spec in self._strategy.resources]
+            if self._strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+                self._points, self._scores = shape_arrays(self._strategy.shape or ())
+
+    @classmethod
+    def defaults_for(cls, target: Target) -> dict[str, Any]:
+        """The release's defaults of args the v1.20 dataclass does not default (camelCase, as a
+        profile would write them): ``scoringStrategy`` from 1.22."""
+        return {"scoringStrategy": dump_strategy(DEFAULT_STRATEGY)} if target.has(SCORE) else {}
+
+    @classmethod
+    def args_not_in(cls, target: Target) -> frozenset[str]:
+        """The args the target release does not have (``show`` leaves them out)."""
+        return frozenset() if target.has(SCORE) else frozenset({"scoringStrategy"})
+
+    @classmethod
+    def validate_args_for(cls, args: NodeResourcesFitArgs, target: Target) -> list[ArgError]:
+        """What :meth:`validate_args` cannot know: ``scoringStrategy`` is refused before 1.22."""
+        if args.scoring_strategy is not None and not target.has(SCORE):
+            return [ArgError(("scoringStrategy",), f"scoringStrategy is not in Kubernetes {target.version}: "
+                                                   f"NodeResourcesFit scores from 1.22 on",
+                             code="arg-not-in-release")]
+        return []
 
     @classmethod
     def validate_args(cls, args: NodeResourcesFitArgs) -> list[ArgError]:
-        """``validateFitArgs`` (v1.20 fit.go): qualified names; groups without '/'; every error."""
+        """``validateFitArgs`` (v1.20 fit.go): qualified names; groups without '/'; every error;
+        and (1.22 on) ``scoringStrategy`` as ``ValidateNodeResourcesFitArgs`` checks it."""
         errors: list[ArgError] = []
         for i, name in enumerate(args.ignored_resources):
             errors.extend(_invalid(("ignoredResources", i), name, msg) for msg in qualified_name_errors(name))
@@ -70,7 +151,21 @@ class NodeResourcesFit(Plugin):
             if "/" in group:
                 errors.append(_invalid(path, group, "resource group name can't contain '/'"))
             errors.extend(_invalid(path, group, msg) for msg in qualified_name_errors(group))
+        if args.scoring_strategy is not None:
+            errors.extend(validate_strategy(args.scoring_strategy))
         return errors
+
+    @hookimpl
+    def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:
+        """``Fit.Score`` (1.22 on) by the scoring strategy; no NormalizeScore."""
+        if self._strategy is None:  # before 1.22 the framework never calls it (points_since)
+            return np.zeros(len(nodes), dtype=np.int64)
+        columns = self._reader.read(self._reader.pod_requests(pod), nodes)
+        if self._strategy.type == LEAST_ALLOCATED:
+            return scoring.least_allocated(columns, self._weights)
+        if self._strategy.type == MOST_ALLOCATED:
+            return scoring.most_allocated(columns, self._weights)
+        return scoring.requested_to_capacity_ratio(columns, self._weights, self._points, self._scores)
 
     @hookimpl
     def ruleset_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot) -> None:
@@ -94,7 +189,8 @@ class NodeResourcesFit(Plugin):
         if asks_nothing:
             return ()
         names = [res.CPU, res.MEMORY, res.EPHEMERAL_STORAGE, *(n for n in scalars if not self._ignored(n))]
-        return tuple((f"Insufficient {name}", name, request.get(name, 0)) for name in names)
+        checks = tuple((f"Insufficient {name}", name, request.get(name, 0)) for name in names)
+        return tuple(c for c in checks if c[2] != 0) if self._skip_zero else checks
 
     @hookimpl
     def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:
@@ -102,6 +198,8 @@ class NodeResourcesFit(Plugin):
         if fit is None:
             return FilterResult.error(len(nodes),
                                       f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        if self._unresolvable:
+            return _with_unresolvable(fit, nodes)
         if len(nodes) == 1:
             # One node, as in every pass of a preemption dry run: the same comparisons on
             # numpy scalars cost a fraction of numpy's per-call overhead on arrays.
@@ -137,3 +235,19 @@ def _combine(n: int, checks: list[tuple[str, np.ndarray]]) -> FilterResult:
     table = [tuple(reason for bit, (reason, _) in enumerate(checks) if int(p) >> bit & 1) for p in distinct]
     codes = np.where(patterns != 0, np.int8(Code.UNSCHEDULABLE), np.int8(Code.SUCCESS)).astype(np.int8)
     return FilterResult(codes, table, inverse.astype(np.int32).reshape(-1))
+
+
+def _with_unresolvable(fit: PreFilterState, nodes: NodeSet) -> FilterResult:
+    """Filter from 1.34: as :func:`_combine`, and a node whose allocatable is below a failing
+    request (preemption cannot help) is UnschedulableAndUnresolvable."""
+    snapshot, at = nodes.snapshot, nodes.indices
+    result = _combine(len(nodes), list(_shortfalls(fit, snapshot, at)))
+    unresolvable = np.zeros(len(nodes), dtype=bool)
+    for _, name, wanted in fit.checks:
+        allocatable = snapshot.allocatable(name)[at]
+        with np.errstate(over="ignore"):
+            unresolvable |= (wanted > allocatable - snapshot.requested(name)[at]) & (wanted > allocatable)
+    if not unresolvable.any():
+        return result
+    codes = np.where(unresolvable, np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), result.codes).astype(np.int8)
+    return FilterResult(codes, result.reasons, result.reason_index)

@@ -8,9 +8,12 @@ node's total plus the pod's request, with the non-zero defaults for cpu and memo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ruleset import MAX_NODE_SCORE
+from ruleset.plugins.noderesources import scoring
 from ruleset.plugins.noderesources.resource_allocation import ResourceWeightScorer
 
 
@@ -25,6 +28,11 @@ class NodeResourcesLeastAllocated(ResourceWeightScorer):
     """Favours nodes with more of the configured resources left free (Score)."""
 
     name = "NodeResourcesLeastAllocated"
+    replaced_by = "NodeResourcesFit with scoringStrategy LeastAllocated"
+
+    @staticmethod
+    def scorer_1_22(columns: scoring.Columns, weights: Sequence[int]) -> np.ndarray:
+        return scoring.least_allocated(columns, weights)
 
     @staticmethod
     def resource_score(requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:

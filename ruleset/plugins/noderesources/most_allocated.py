@@ -9,9 +9,12 @@ of NodeResourcesLeastAllocated.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ruleset import MAX_NODE_SCORE
+from ruleset.plugins.noderesources import scoring
 from ruleset.plugins.noderesources.resource_allocation import ResourceWeightScorer
 
 
@@ -26,6 +29,11 @@ class NodeResourcesMostAllocated(ResourceWeightScorer):
     """Favours nodes whose configured resources are already most in use, packing pods tightly (Score)."""
 
     name = "NodeResourcesMostAllocated"
+    replaced_by = "NodeResourcesFit with scoringStrategy MostAllocated"
+
+    @staticmethod
+    def scorer_1_22(columns: scoring.Columns, weights: Sequence[int]) -> np.ndarray:
+        return scoring.most_allocated(columns, weights)
 
     @staticmethod
     def resource_score(requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:

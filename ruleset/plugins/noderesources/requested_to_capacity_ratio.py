@@ -25,6 +25,7 @@ import numpy as np
 from ruleset import MAX_NODE_SCORE, ArgError, Handle, NodeSet, Plugin, arg_field, hookimpl
 from ruleset.api.pod import Pod
 from ruleset.plugins.helper.normalize import go_div
+from ruleset.plugins.noderesources import scoring
 from ruleset.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCE_SPECS,
     RESOURCES_DESCRIPTION,
@@ -146,6 +147,8 @@ class RequestedToCapacityRatio(Plugin):
 
     name = "RequestedToCapacityRatio"
     Args = RequestedToCapacityRatioArgs
+    removed_in = "1.23"
+    replaced_by = "NodeResourcesFit with scoringStrategy RequestedToCapacityRatio"
 
     def __init__(self, args: RequestedToCapacityRatioArgs | None = None, handle: Handle | None = None):
         super().__init__(args, handle)
@@ -155,6 +158,10 @@ class RequestedToCapacityRatio(Plugin):
                                 dtype=np.int64)
         # NewRequestedToCapacityRatio: weight 0 means 1 (validation already rejects it from config).
         self._weights = {name: weight or 1 for name, weight in weight_map(self.args.resources).items()}
+        target = self.handle.target
+        # 1.22: the scorer NodeResourcesFit's RequestedToCapacityRatio strategy also runs.
+        self._reader = (scoring.ResourceReader.at(target, list(self._weights))
+                        if target.has(scoring.RTCR_FLOOR) else None)
 
     @classmethod
     def validate_args(cls, args: RequestedToCapacityRatioArgs) -> list[ArgError]:
@@ -163,6 +170,10 @@ class RequestedToCapacityRatio(Plugin):
 
     @hookimpl
     def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:
+        if self._reader is not None:
+            columns = self._reader.read(self._reader.pod_requests(pod), nodes)
+            return scoring.requested_to_capacity_ratio(columns, list(self._weights.values()), self._points,
+                                                       self._scores)
         node_score = np.zeros(len(nodes), dtype=np.int64)
         weight_sum = np.zeros(len(nodes), dtype=np.int64)
         for name, weight in self._weights.items():

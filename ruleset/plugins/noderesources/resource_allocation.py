@@ -12,7 +12,7 @@ sum over that map, so its iteration order never matters.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +21,8 @@ import numpy as np
 from ruleset import ArgError, NodeSet, Plugin, arg_field, hookimpl
 from ruleset.api import resources as res
 from ruleset.api.pod import Pod
+from ruleset.plugins.noderesources import scoring
+from ruleset.plugins.noderesources.scoring import go_round  # noqa: F401 - re-exported for the v1.20 scorers
 
 DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))
 
@@ -134,15 +136,6 @@ def fraction_of_capacity(requested: np.ndarray, capacity: np.ndarray) -> np.ndar
     return np.where(capacity == 0, 1.0, fraction)
 
 
-def go_round(values: np.ndarray) -> np.ndarray:
-    """Go's ``math.Round`` as int64: halves round away from zero (``np.round`` rounds to even)."""
-    magnitude = np.abs(values)
-    whole = np.floor(magnitude)
-    # ``magnitude - whole`` is exact in float64, unlike ``floor(magnitude + 0.5)``.
-    rounded = np.where(magnitude - whole >= 0.5, whole + 1.0, whole)
-    return (np.sign(values) * rounded).astype(np.int64)
-
-
 @dataclass(frozen=True, slots=True)
 class ResourceWeightsArgs:
     """``NodeResources{Least,Most}AllocatedArgs`` of kubescheduler.config.k8s.io/v1beta1."""
@@ -158,14 +151,31 @@ class ResourceWeightsArgs:
 class ResourceWeightScorer(Plugin):
     """Score: the weighted average over the configured resources of a per-resource score.
 
-    Subclasses define :meth:`resource_score`, a function of (requested, allocatable) arrays.
+    Subclasses define :meth:`resource_score`, a function of (requested, allocatable) arrays, and
+    ``scorer_1_22``, the 1.22 scorer of :mod:`.scoring` (the plugins were unregistered in 1.23,
+    when v1beta1 went: from 1.22 the configuration API spells them as NodeResourcesFit's
+    ``scoringStrategy``).
     """
 
     Args = ResourceWeightsArgs
+    removed_in = "1.23"
+
+    def __init__(self, args: ResourceWeightsArgs | None = None, handle: Any = None):
+        super().__init__(args, handle)
+        target = self.handle.target
+        weights = weight_map(self.args.resources)
+        self._reader = (scoring.ResourceReader.at(target, list(weights))
+                        if target.has(scoring.SKIP_UNUSED) else None)
+        self._weights = list(weights.values())
 
     @staticmethod
     def resource_score(requested: np.ndarray, allocatable: np.ndarray) -> np.ndarray:
         """A resource's score in [0, 100] per node, from its requested and allocatable amounts."""
+        raise NotImplementedError
+
+    @staticmethod
+    def scorer_1_22(columns: scoring.Columns, weights: Sequence[int]) -> np.ndarray:
+        """The 1.22 weighted average over (requested, allocatable) columns."""
         raise NotImplementedError
 
     @classmethod
@@ -175,4 +185,7 @@ class ResourceWeightScorer(Plugin):
 
     @hookimpl
     def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:
+        if self._reader is not None:
+            columns = self._reader.read(self._reader.pod_requests(pod), nodes)
+            return type(self).scorer_1_22(columns, self._weights)
         return weighted_resource_score(pod, nodes, weight_map(self.args.resources), type(self).resource_score)

@@ -1,0 +1,216 @@
+"""The resource scorers from Kubernetes 1.22 on (``resource_allocation.go`` after NodeResourcesFit
+took over scoring), as arrays over nodes.
+
+From 1.22 each configured resource is read as (requested, allocatable) per node, and a resource
+the node does not have (allocatable 0), or an extended resource the pod does not request, is
+left out of the score altogether (:data:`SKIP_UNUSED`): Least/MostAllocated and
+RequestedToCapacityRatio drop it from the weight sum, BalancedAllocation from its fractions.
+The v1.20 formulas stay in their plugin modules; these serve every release from 1.22.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ruleset import MAX_NODE_SCORE, NodeSet, Target, switch
+from ruleset.api import resources as res
+from ruleset.api.pod import Pod
+from ruleset.plugins.helper.normalize import go_div
+from ruleset.quantity import milli_value_of, value_of, wrap_int64
+
+_REF = "pkg/scheduler/framework/plugins/noderesources/"
+
+SKIP_UNUSED = switch(
+    "noderesources.score.skip-unallocatable-and-unrequested", "1.22",
+    "resource scorers leave out resources a node does not have and extended resources the pod does "
+    "not request (no longer in the weight sum)", _REF + "resource_allocation.go")
+OVERHEAD_MILLI = switch(
+    "noderesources.score.overhead-in-millicores", "1.27",
+    "the resource scorers add a pod's CPU overhead in millicores (before: Quantity.Value(), whole "
+    "cores rounded up)", _REF + "resource_allocation.go")
+MOST_CLAMP = switch(
+    "noderesources.score.most-allocated-clamps", "1.22",
+    "MostAllocated: a resource requested beyond allocatable scores 100, not 0", _REF + "most_allocated.go")
+RTCR_FLOOR = switch(
+    "noderesources.score.requested-to-capacity-ratio-floor", "1.22",
+    "RequestedToCapacityRatio: utilization is requested*100/allocatable rounded down (before: "
+    "100 - free*100/allocatable, rounded up)", _REF + "requested_to_capacity_ratio.go")
+
+#: ``maxUtilization`` of requested_to_capacity_ratio.go.
+MAX_UTILIZATION = 100
+
+
+def _plain_request(name: str, requests: dict) -> int:
+    """``GetRequestForResource(..., nonZero=false)``: the request as written, 0 when absent."""
+    if name not in requests:
+        return 0
+    return milli_value_of(requests[name]) if name == res.CPU else value_of(requests[name])
+
+
+def pod_scoring_request(pod: Pod, resource: str, *, non_zero: bool, overhead_milli: bool) -> int:
+    """``calculatePodResourceRequest``: Σ containers, at least each init container, plus the overhead.
+
+    ``non_zero``: containers without a cpu/memory request count 100m/200Mi. ``overhead_milli``
+    (1.27 on): the CPU overhead in millicores; before, ``Quantity.Value()`` as v1.20 does.
+    """
+    if non_zero and not overhead_milli:
+        return pod.scoring_request(resource)
+    one = res.non_zero if non_zero else _plain_request
+    value = wrap_int64(sum(one(resource, c.requests) for c in pod.containers))
+    for c in pod.init_containers:
+        value = max(value, one(resource, c.requests))
+    if resource in pod.overhead:
+        quantity = pod.overhead[resource]
+        extra = milli_value_of(quantity) if overhead_milli and resource == res.CPU else value_of(quantity)
+        value = wrap_int64(value + extra)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceReader:
+    """How a scorer of a given release reads the pod and the nodes (chosen once per plugin)."""
+
+    names: tuple[str, ...]
+    #: Actual requests (BalancedAllocation from 1.23); else the non-zero defaults for cpu and memory.
+    use_requested: bool
+    overhead_milli: bool
+
+    @classmethod
+    def at(cls, target: Target, names: Sequence[str], *, use_requested: bool = False) -> ResourceReader:
+        return cls(tuple(names), use_requested, target.has(OVERHEAD_MILLI))
+
+    def pod_requests(self, pod: Pod) -> list[int]:
+        """``calculatePodResourceRequestList``: the pod's request of each resource, in order."""
+        return [pod_scoring_request(pod, name, non_zero=not self.use_requested,
+                                    overhead_milli=self.overhead_milli) for name in self.names]
+
+    def read(self, pod_requests: list[int], nodes: NodeSet) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per resource, (requested incl. the pod, allocatable) per node; both 0 where the
+        resource is left out (``score`` and ``calculateResourceAllocatableRequest``)."""
+        snapshot = nodes.snapshot
+        idx = nodes.indices
+        zeros = np.zeros(len(idx), dtype=np.int64)
+        out = []
+        for name, pod_request in zip(self.names, pod_requests, strict=True):
+            if pod_request == 0 and res.is_scalar_resource(name):
+                out.append((zeros, zeros))
+                continue
+            if name == res.CPU:
+                node = snapshot.requested(res.CPU) if self.use_requested else snapshot.non_zero_cpu
+            elif name == res.MEMORY:
+                node = snapshot.requested(res.MEMORY) if self.use_requested else snapshot.non_zero_memory
+            elif name == res.EPHEMERAL_STORAGE or res.is_scalar_resource(name):
+                node = snapshot.requested(name)
+            else:
+                out.append((zeros, zeros))
+                continue
+            allocatable = snapshot.allocatable(name)[idx]
+            out.append((np.where(allocatable == 0, 0, node[idx] + pod_request), allocatable))
+        return out
+
+
+def go_round(values: np.ndarray) -> np.ndarray:
+    """Go's ``math.Round`` as int64: halves round away from zero (``np.round`` rounds to even)."""
+    magnitude = np.abs(values)
+    whole = np.floor(magnitude)
+    # ``magnitude - whole`` is exact in float64, unlike ``floor(magnitude + 0.5)``.
+    rounded = np.where(magnitude - whole >= 0.5, whole + 1.0, whole)
+    return (np.sign(values) * rounded).astype(np.int64)
+
+
+Columns = list[tuple[np.ndarray, np.ndarray]]
+
+
+def _weighted(columns: Columns, weights: Sequence[int],
+              per_resource: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+    """Σ score·w / Σ w over the resources each node has (int64 division; 0 with none)."""
+    n = len(columns[0][0]) if columns else 0
+    node_score = np.zeros(n, dtype=np.int64)
+    weight_sum = np.zeros(n, dtype=np.int64)
+    for (requested, allocatable), weight in zip(columns, weights, strict=True):
+        counted = allocatable != 0
+        node_score += np.where(counted, per_resource(requested, allocatable) * weight, 0)
+        weight_sum += np.where(counted, weight, 0)
+    return np.where(weight_sum == 0, 0, node_score // np.maximum(weight_sum, 1))
+
+
+def _least(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    bad = (capacity == 0) | (requested > capacity)
+    return np.where(bad, 0, (capacity - requested) * MAX_NODE_SCORE // np.where(bad, 1, capacity))
+
+
+def _most(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    safe = np.where(capacity == 0, 1, capacity)
+    return np.where(capacity == 0, 0, np.minimum(requested, capacity) * MAX_NODE_SCORE // safe)
+
+
+def least_allocated(columns: Columns, weights: Sequence[int]) -> np.ndarray:
+    """``leastResourceScorer`` (1.22 on)."""
+    return _weighted(columns, weights, _least)
+
+
+def most_allocated(columns: Columns, weights: Sequence[int]) -> np.ndarray:
+    """``mostResourceScorer`` (1.22 on): over-commit clamps to 100."""
+    return _weighted(columns, weights, _most)
+
+
+def broken_linear(utilization: np.ndarray, points: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """``helper.BuildBrokenLinearFunction`` over an array of utilizations (points strictly increasing)."""
+    i = np.searchsorted(points, utilization, side="left")
+    last = len(points) - 1
+    lo = np.clip(i - 1, 0, last)
+    hi = np.clip(i, 0, last)
+    span = np.where(hi > lo, points[hi] - points[lo], 1)
+    between = scores[lo] + go_div((scores[hi] - scores[lo]) * (utilization - points[lo]), span)
+    return np.where(i == 0, scores[0], np.where(i > last, scores[last], between))
+
+
+def requested_to_capacity_ratio(columns: Columns, weights: Sequence[int], points: np.ndarray,
+                                scores: np.ndarray) -> np.ndarray:
+    """``buildRequestedToCapacityRatioScorerFunction`` (1.22 on): utilization rounded down,
+    resources scoring 0 out of the weight sum, the average rounded half away from zero."""
+    n = len(columns[0][0]) if columns else 0
+    node_score = np.zeros(n, dtype=np.int64)
+    weight_sum = np.zeros(n, dtype=np.int64)
+    for (requested, allocatable), weight in zip(columns, weights, strict=True):
+        full = (allocatable == 0) | (requested > allocatable)
+        utilization = np.where(full, MAX_UTILIZATION,
+                               requested * MAX_UTILIZATION // np.where(full, 1, allocatable))
+        score = broken_linear(utilization, points, scores)
+        counted = (allocatable != 0) & (score > 0)
+        node_score += np.where(counted, score * weight, 0)
+        weight_sum += np.where(counted, weight, 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(weight_sum == 0, 0.0, node_score.astype(np.float64) / np.maximum(weight_sum, 1))
+    return np.where(weight_sum == 0, 0, go_round(ratio))
+
+
+def balanced_std_dev(columns: Columns) -> np.ndarray:
+    """``balancedResourceScorer`` (1.22 on): ``int((1 - std) * 100)`` over the fractions (capped
+    at 1) of the resources each node has; two resources: ``std = |f1 - f2| / 2``."""
+    n = len(columns[0][0]) if columns else 0
+    count = np.zeros(n, dtype=np.int64)
+    total = np.zeros(n, dtype=np.float64)
+    fractions = []
+    first = np.zeros(n, dtype=np.float64)
+    second = np.zeros(n, dtype=np.float64)
+    for requested, allocatable in columns:
+        have = allocatable != 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fraction = np.minimum(requested.astype(np.float64) / np.where(have, allocatable, 1), 1.0)
+        fraction = np.where(have, fraction, 0.0)
+        first = np.where(have & (count == 0), fraction, first)
+        second = np.where(have & (count == 1), fraction, second)
+        total = total + np.where(have, fraction, 0.0)
+        count = count + have
+        fractions.append((have, fraction))
+    mean = total / np.maximum(count, 1)
+    squares = np.zeros(n, dtype=np.float64)
+    for have, fraction in fractions:
+        squares = squares + np.where(have, (fraction - mean) * (fraction - mean), 0.0)
+    spread = np.sqrt(squares / np.maximum(count, 1))
+    std = np.where(count == 2, np.abs((first - second) / 2), np.where(count > 2, spread, 0.0))
+    return ((1 - std) * MAX_NODE_SCORE).astype(np.int64)
