@@ -87,8 +87,23 @@ class ExtensionPointSpecs:
     """Hooks implemented by plugin instances, one per extension point, in cycle order."""
 
     # -------------------------------------------------------------------------
-    # Scheduling queue
+    # Scheduling queue: PreEnqueue, QueueSort
     # -------------------------------------------------------------------------
+
+    @hookspec
+    def ruleset_pre_enqueue(self, pod: Pod) -> Status | None:
+        """PreEnqueue (Kubernetes 1.26+): may the pod enter the scheduling queue at all?
+
+        Runs once per pending pod, before it is queued, plugins in profile order until one
+        does not succeed. A pod refused here is never attempted: it is listed as gated, with
+        the status's message, not as unschedulable (kube-scheduler keeps it among the
+        unschedulable pods, gated, until an update to the pod lets it in). SchedulingGates
+        refuses a pod that still has ``spec.schedulingGates``.
+
+        :param pod: the pending pod.
+        :returns: a Status (UnschedulableAndUnresolvable, or Unschedulable, to keep the pod
+            out), or None for Success.
+        """
 
     @hookspec
     def ruleset_queue_sort(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
@@ -35,6 +36,7 @@ from ruleset.api.validation import (
     get_int32,
     get_int64,
 )
+from ruleset.kversion import Target
 from ruleset.quantity import value_of, wrap_int64
 
 
@@ -53,6 +55,8 @@ class Container:
     requests: dict[str, Fraction] = field(default_factory=dict)
     limits: dict[str, Fraction] = field(default_factory=dict)
     ports: tuple[ContainerPort, ...] = ()
+    #: ``restartPolicy`` of an init container ("Always": a native sidecar, 1.28+); "" when unset.
+    restart_policy: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +102,10 @@ class PodAffinityTerm:
     label_selector: LabelSelector | None
     topology_key: str
     namespaces: tuple[str, ...] = ()
+    #: Fields of later releases (read at every release; plugins honour them where theirs does).
+    namespace_selector: LabelSelector | None = None
+    match_label_keys: tuple[str, ...] = ()
+    mismatch_label_keys: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +133,11 @@ class TopologySpreadConstraint:
     topology_key: str
     when_unsatisfiable: str
     label_selector: LabelSelector | None = None
+    #: Fields of later releases (read at every release; plugins honour them where theirs does).
+    min_domains: int | None = None
+    node_affinity_policy: str | None = None
+    node_taints_policy: str | None = None
+    match_label_keys: tuple[str, ...] = ()
 
 
 @dataclass(eq=False)
@@ -151,6 +164,14 @@ class Pod:
     start_time: float | None = None
     #: Resolved at cluster load from ``spec.priority`` or the PriorityClass.
     priority: int = 0
+    #: ``spec.schedulingGates`` names (1.26+; SchedulingGates keeps a gated pod out of scheduling).
+    scheduling_gates: tuple[str, ...] = ()
+    #: ``spec.resources.requests`` (pod-level resources, 1.32+), as written.
+    pod_requests: dict[str, Fraction] = field(default_factory=dict)
+    #: ``spec.resources.limits`` (pod-level resources), as written.
+    pod_limits: dict[str, Fraction] = field(default_factory=dict)
+    #: How the run's release counts what the pod asks for (:func:`apply_target`); 1.20's until set.
+    accounting: res.Accounting = field(default=res.V1_20, repr=False)
 
     @property
     def name(self) -> str:
@@ -178,32 +199,22 @@ class Pod:
 
     @cached_property
     def requests(self) -> dict[str, int]:
-        """``computePodResourceRequest``: max(Σ containers, each init container) + overhead.
-
-        Sums are int64 and wrap around as Go's do (each quantity fits in an int64; only a
-        sum of huge ones can overflow).
+        """What the pod requests, CPU in millicores, as its release counts it
+        (:class:`~ruleset.api.resources.Accounting`). In 1.20 (``computePodResourceRequest``):
+        max(Σ containers, each init container) + overhead, int64 sums that wrap around as Go's do.
         """
-        total: dict[str, int] = {}
-        for c in self.containers:
-            res.add_into(total, c.requests)
-        for c in self.init_containers:
-            res.max_into(total, c.requests)
-        res.add_into(total, self.overhead)
-        return total
+        return self.accounting.requests(self)
 
     @cached_property
     def non_zero_requests(self) -> tuple[int, int]:
         """``calculateResource``'s (non0CPU, non0Mem) for node accounting (int64 sums)."""
-        cpu = wrap_int64(sum(res.non_zero(res.CPU, c.requests) for c in self.containers))
-        mem = wrap_int64(sum(res.non_zero(res.MEMORY, c.requests) for c in self.containers))
-        for c in self.init_containers:
-            cpu = max(cpu, res.non_zero(res.CPU, c.requests))
-            mem = max(mem, res.non_zero(res.MEMORY, c.requests))
-        if res.CPU in self.overhead:
-            cpu = wrap_int64(cpu + res.scaled(res.CPU, self.overhead[res.CPU]))
-        if res.MEMORY in self.overhead:
-            mem = wrap_int64(mem + res.scaled(res.MEMORY, self.overhead[res.MEMORY]))
-        return cpu, mem
+        return self.accounting.non_zero_requests(self)
+
+    @cached_property
+    def host_ports(self) -> tuple[ContainerPort, ...]:
+        """The ports (host port > 0) the pod holds on its node: its containers', and from 1.34
+        its native sidecars' (``schedutil.GetHostPorts``)."""
+        return self.accounting.host_ports(self)
 
     def scoring_request(self, resource: str) -> int:
         """``calculatePodResourceRequest`` (v1.20 resource scorers).
@@ -235,6 +246,26 @@ class Pod:
 
     def controller(self) -> OwnerReference | None:
         return self.meta.controller()
+
+
+#: What :func:`apply_target` recomputes (the cached properties that depend on the release).
+_ACCOUNTED = ("requests", "non_zero_requests", "host_ports")
+
+
+def apply_target(pods: Iterable[Pod], target: Target) -> None:
+    """Make ``pods`` count their requests and host ports as ``target``'s release does.
+
+    Call it once, before the snapshot counts any of them (a pod already on a node would be
+    taken off with other numbers than it was put on with). For a 1.20 target this is a no-op
+    on fresh pods.
+    """
+    accounting = res.Accounting.for_target(target)
+    for pod in pods:
+        if pod.accounting is accounting or pod.accounting == accounting:
+            continue
+        pod.accounting = accounting
+        for name in _ACCOUNTED:
+            pod.__dict__.pop(name, None)
 
 
 def _get_int32_checked(ctx: DecodeContext, obj: Any, key: str, path: str) -> tuple[int, bool]:
@@ -277,6 +308,7 @@ def _decode_container(ctx: DecodeContext, raw: Any, path: str) -> Container:
         requests=requests,
         limits=limits,
         ports=tuple(ports),
+        restart_policy=get_str(ctx, raw, "restartPolicy", f"{path}.restartPolicy"),
     )
 
 
@@ -331,6 +363,10 @@ def _decode_pod_affinity_term(ctx: DecodeContext, raw: Any, path: str) -> PodAff
         label_selector=decode_label_selector(ctx, raw, "labelSelector", f"{path}.labelSelector"),
         topology_key=get_str(ctx, raw, "topologyKey", f"{path}.topologyKey"),
         namespaces=tuple(get_string_list(ctx, raw, "namespaces", f"{path}.namespaces")),
+        namespace_selector=decode_label_selector(ctx, raw, "namespaceSelector", f"{path}.namespaceSelector"),
+        match_label_keys=tuple(get_string_list(ctx, raw, "matchLabelKeys", f"{path}.matchLabelKeys")),
+        mismatch_label_keys=tuple(get_string_list(ctx, raw, "mismatchLabelKeys",
+                                                  f"{path}.mismatchLabelKeys")),
     )
 
 
@@ -407,6 +443,11 @@ def decode_spread_constraints(ctx: DecodeContext, raw: Any, key: str,
             topology_key=get_str(ctx, c, "topologyKey", f"{c_path}.topologyKey"),
             when_unsatisfiable=get_str(ctx, c, "whenUnsatisfiable", f"{c_path}.whenUnsatisfiable"),
             label_selector=decode_label_selector(ctx, c, "labelSelector", f"{c_path}.labelSelector"),
+            min_domains=get_int32(ctx, c, "minDomains", f"{c_path}.minDomains"),
+            node_affinity_policy=(get_str(ctx, c, "nodeAffinityPolicy", f"{c_path}.nodeAffinityPolicy")
+                                  or None),
+            node_taints_policy=get_str(ctx, c, "nodeTaintsPolicy", f"{c_path}.nodeTaintsPolicy") or None,
+            match_label_keys=tuple(get_string_list(ctx, c, "matchLabelKeys", f"{c_path}.matchLabelKeys")),
         ))
     return tuple(out)
 
@@ -431,6 +472,7 @@ def decode_pod(ctx: DecodeContext, raw: Any) -> Pod:
     spec_priority = get_int32(ctx, spec, "priority", "spec.priority")
     node_selector = get_string_map(ctx, spec, "nodeSelector", "spec.nodeSelector")
     check_labels(ctx, spec, "nodeSelector", "spec.nodeSelector")
+    pod_resources = get_map(ctx, spec, "resources", "spec.resources")
     return Pod(
         meta=meta,
         containers=containers,
@@ -451,4 +493,19 @@ def decode_pod(ctx: DecodeContext, raw: Any) -> Pod:
         nominated_node_name=get_str(ctx, status, "nominatedNodeName", "status.nominatedNodeName"),
         start_time=decode_timestamp(ctx, status, "startTime", "status.startTime"),
         priority=spec_priority or 0,
+        scheduling_gates=_decode_scheduling_gates(ctx, spec),
+        pod_requests=decode_resource_list(ctx, pod_resources, "requests", "spec.resources.requests"),
+        pod_limits=decode_resource_list(ctx, pod_resources, "limits", "spec.resources.limits"),
     )
+
+
+def _decode_scheduling_gates(ctx: DecodeContext, spec: Any) -> tuple[str, ...]:
+    """``spec.schedulingGates[].name``, in order."""
+    out = []
+    items = get_list(ctx, spec, "schedulingGates", "spec.schedulingGates")
+    for i, gate in enumerate(items):
+        if not isinstance(gate, dict):
+            ctx.fail(f"spec.schedulingGates[{i}]", "expected an object", items, i)
+            continue
+        out.append(get_str(ctx, gate, "name", f"spec.schedulingGates[{i}].name"))
+    return tuple(out)

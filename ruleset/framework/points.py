@@ -45,8 +45,10 @@ class ExtensionPoint:
         return self.hooks[0]
 
 
-#: Every extension point, in cycle order.
+#: Every extension point, in cycle order (PreEnqueue, before the queue, first).
 EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
+    # Before the queue: 1.26+ (a profile of an older release cannot enable a plugin here).
+    ExtensionPoint("preEnqueue", "PreEnqueue", ("ruleset_pre_enqueue",)),
     ExtensionPoint("queueSort", "QueueSort", ("ruleset_queue_sort",)),
     ExtensionPoint("preFilter", "PreFilter",
                    ("ruleset_pre_filter", "ruleset_pre_filter_add_pod", "ruleset_pre_filter_remove_pod")),

@@ -37,11 +37,13 @@ from ruleset.plugins.noderesources import (
 from ruleset.plugins.podtopologyspread import PodTopologySpread
 from ruleset.plugins.priority_sort import PrioritySort
 from ruleset.plugins.rules import Rules
+from ruleset.plugins.scheduling_gates import SchedulingGates
 from ruleset.plugins.selector_spread import SelectorSpread
 from ruleset.plugins.taint_toleration import TaintToleration
 
 #: The built-in plugin classes, in the order ``ruleset plugins`` lists them.
 BUILTIN_PLUGINS: tuple[type[Plugin], ...] = (
+    SchedulingGates,
     PrioritySort,
     NodeUnschedulable,
     NodeName,

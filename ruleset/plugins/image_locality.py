@@ -1,11 +1,12 @@
-"""ImageLocality (Score): favour nodes that already hold the pod's container images (v1.20).
+"""ImageLocality (Score): favour nodes that already hold the pod's container images.
 
-For each regular container (init containers are not counted) whose image, normalized to
-``name:latest`` when it carries no tag, is on the node::
+For each regular container (init containers are not counted in 1.20; from 1.30 they are,
+:data:`INIT_CONTAINERS`) whose image, normalized to ``name:latest`` when it carries no tag,
+is on the node::
 
     scaled = int64(float64(size on this node) * (float64(nodes having it) / float64(all nodes)))
     sum    = Σ scaled
-    maxT   = 1000 MiB * len(containers);  sum clamped to [23 MiB, maxT]
+    maxT   = 1000 MiB * len(containers counted);  sum clamped to [23 MiB, maxT]
     score  = 100 * (sum - 23 MiB) / (maxT - 23 MiB)          (int64 division)
 
 "All nodes" is every node of the snapshot, not just the feasible ones. A pod without
@@ -17,12 +18,19 @@ image name: the nodes that have it and its size on each.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ruleset import MAX_NODE_SCORE, NodeSet, Plugin, Snapshot, hookimpl
-from ruleset.api.pod import Pod
+from ruleset import MAX_NODE_SCORE, Handle, NodeSet, Plugin, Snapshot, hookimpl, switch
+from ruleset.api.pod import Container, Pod
+
+INIT_CONTAINERS = switch(
+    "ImageLocality.init-containers", "1.30",
+    "init containers' images count too (and in the number of containers the maximum scales with)",
+    "pkg/scheduler/framework/plugins/imagelocality/image_locality.go")
 
 MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB
@@ -93,19 +101,35 @@ def calculate_priority(sum_scores: np.ndarray, num_containers: int) -> np.ndarra
     return MAX_NODE_SCORE * (clamped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
 
 
+def _regular_containers(pod: Pod) -> tuple[Container, ...]:
+    return pod.containers
+
+
+def _all_containers(pod: Pod) -> tuple[Container, ...]:
+    """Init containers first, then the regular ones, as ``sumImageScores`` reads them (1.30+)."""
+    return (*pod.init_containers, *pod.containers)
+
+
 class ImageLocality(Plugin):
     """Favours nodes that already hold the pod's container images, weighted by image size and
     spread (Score)."""
 
     name = "ImageLocality"
 
+    def __init__(self, args: Any = None, handle: Handle | None = None):
+        super().__init__(args, handle)
+        # Read once: the hook itself carries no version check.
+        self._containers: Callable[[Pod], tuple[Container, ...]] = (
+            _all_containers if self.handle.target.has(INIT_CONTAINERS) else _regular_containers)
+
     @hookimpl
     def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:
         index = image_index(nodes.snapshot)
         total = np.zeros(index.total_nodes, dtype=np.int64)
-        for container in pod.containers:
+        containers = self._containers(pod)
+        for container in containers:
             image = index.images.get(normalized_image_name(container.image))
             if image is None:
                 continue
             total[image.nodes] += scaled_image_score(image.sizes, image.num_nodes, index.total_nodes)
-        return calculate_priority(total[nodes.indices], len(pod.containers))
+        return calculate_priority(total[nodes.indices], len(containers))

@@ -71,7 +71,9 @@ class NodePorts(Plugin):
 
     @hookimpl
     def ruleset_pre_filter(self, state: CycleState, pod: Pod) -> None:
-        state.write(PRE_FILTER_STATE_KEY, get_container_ports(pod))
+        # The ports the pod holds on a node (from 1.34 its native sidecars' too, as the pod's
+        # release counts them: Pod.host_ports); ports without a host port never conflict.
+        state.write(PRE_FILTER_STATE_KEY, pod.host_ports)
 
     @hookimpl
     def ruleset_filter(self, state: CycleState, nodes: NodeSet) -> FilterResult | None:

@@ -272,21 +272,19 @@ class Snapshot:
         if pod.volumes:
             self.volume_count[index] += sign * len(pod.volumes)
         ports = self.used_ports[index]
-        for container in pod.containers:
-            for port in container.ports:
-                if port.host_port <= 0:
-                    continue
-                ip, protocol = sanitize_host_port(port.host_ip, port.protocol)
-                key = (protocol, port.host_port)
-                users = ports.setdefault(key, {})
-                users[ip] = users.get(ip, 0) + sign
-                if users[ip] <= 0:
-                    del users[ip]
-                if users:
-                    self.port_users[key].add(index)
-                else:
-                    del ports[key]
-                    self.port_users[key].discard(index)
+        # The pod's release decides which containers' ports count (pod.host_ports).
+        for port in pod.host_ports:
+            ip, protocol = sanitize_host_port(port.host_ip, port.protocol)
+            key = (protocol, port.host_port)
+            users = ports.setdefault(key, {})
+            users[ip] = users.get(ip, 0) + sign
+            if users[ip] <= 0:
+                del users[ip]
+            if users:
+                self.port_users[key].add(index)
+            else:
+                del ports[key]
+                self.port_users[key].discard(index)
         self.generation += 1
 
     # ------------------------------------------------------------ workloads

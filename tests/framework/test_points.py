@@ -27,10 +27,11 @@ def test_each_hook_belongs_to_one_point():
 
 
 def test_the_points_and_titles_are_kubernetes_names():
-    assert POINT_KEYS == ("queueSort", "preFilter", "filter", "postFilter", "preScore", "score", "reserve",
-                          "permit", "preBind", "bind", "postBind")
-    assert [p.title for p in EXTENSION_POINTS] == ["QueueSort", "PreFilter", "Filter", "PostFilter", "PreScore",
-                                                   "Score", "Reserve", "Permit", "PreBind", "Bind", "PostBind"]
+    assert POINT_KEYS == ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score",
+                          "reserve", "permit", "preBind", "bind", "postBind")
+    assert [p.title for p in EXTENSION_POINTS] == ["PreEnqueue", "QueueSort", "PreFilter", "Filter", "PostFilter",
+                                                   "PreScore", "Score", "Reserve", "Permit", "PreBind", "Bind",
+                                                   "PostBind"]
 
 
 def test_only_filter_and_score_bring_points_along():
