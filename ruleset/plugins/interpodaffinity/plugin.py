@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from ruleset.plugins.interpodaffinity.filtering import (
 )
 from ruleset.plugins.interpodaffinity.scoring import (
     PRE_SCORE_STATE_KEY,
+    TRUE_MIN_MAX,
     PreScoreState,
     normalize,
     score_nodes,
@@ -52,6 +54,11 @@ class InterPodAffinity(Plugin):
 
     name = NAME
     Args = InterPodAffinityArgs
+
+    def __init__(self, args: Any = None, handle: Any = None):
+        super().__init__(args, handle)
+        # Read once from the profile's release: the hooks carry no version checks.
+        self._true_min_max = self.handle.target.has(TRUE_MIN_MAX)
 
     @classmethod
     def validate_args(cls, args: InterPodAffinityArgs) -> list[ArgError]:
@@ -127,4 +134,4 @@ class InterPodAffinity(Plugin):
             raise LookupError(f'Error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
         if not pre_score.counted:
             return None
-        return normalize(scores)
+        return normalize(scores, self._true_min_max)

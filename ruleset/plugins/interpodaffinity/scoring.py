@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ruleset import MAX_NODE_SCORE, NodeSet, Snapshot
+from ruleset import MAX_NODE_SCORE, NodeSet, Snapshot, switch
 from ruleset.api.pod import Pod
 from ruleset.plugins.interpodaffinity.filtering import TopologyCounts, add_by_key
 from ruleset.plugins.interpodaffinity.terms import (
@@ -22,6 +22,11 @@ from ruleset.plugins.interpodaffinity.terms import (
 )
 
 PRE_SCORE_STATE_KEY = "PreScoreInterPodAffinity"
+
+TRUE_MIN_MAX = switch(
+    "InterPodAffinity.normalize-true-min-max", "1.21",
+    "NormalizeScore scales between the true minimum and maximum scores, not anchored at 0",
+    "pkg/scheduler/framework/plugins/interpodaffinity/scoring.go (NormalizeScore, kubernetes#98096)")
 
 
 @dataclass
@@ -71,13 +76,16 @@ def topology_scores(pod: Pod, info: PodInfo, snapshot: Snapshot, hard_weight: in
     return PreScoreState(scores, counted)
 
 
-def normalize(scores: np.ndarray) -> np.ndarray:
-    """v1.20 NormalizeScore arithmetic, anchored at 0 (see the package docstring)."""
+def normalize(scores: np.ndarray, true_min_max: bool = False) -> np.ndarray:
+    """v1.20 NormalizeScore arithmetic, anchored at 0 (see the package docstring); with
+    ``true_min_max`` (1.21), between the scores' own minimum and maximum."""
     scores = np.asarray(scores, dtype=np.int64)
     if not len(scores):
         return scores.copy()
-    max_count = max(0, int(scores.max()))
-    min_count = min(0, int(scores.min()))
+    max_count = int(scores.max())
+    min_count = int(scores.min())
+    if not true_min_max:
+        max_count, min_count = max(0, max_count), min(0, min_count)
     diff = max_count - min_count
     if diff <= 0:
         return np.zeros(len(scores), dtype=np.int64)

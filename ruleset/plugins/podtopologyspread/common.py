@@ -14,7 +14,7 @@ import numpy as np
 from ruleset import Snapshot
 from ruleset.api.pod import Pod, TopologySpreadConstraint
 from ruleset.plugins.helper.spread import default_selector, matching_pods_per_node
-from ruleset.selector import Selector, from_label_selector
+from ruleset.selector import Selector, from_label_selector, from_set
 
 if TYPE_CHECKING:
     from ruleset.plugins.podtopologyspread.args import DefaultConstraint
@@ -36,25 +36,49 @@ class SpreadConstraint:
     selector: Selector
 
 
-def filter_constraints(constraints: Sequence[TopologySpreadConstraint],
-                       action: str) -> list[SpreadConstraint]:
+def merge_match_label_keys(selector: Selector, keys: Sequence[str], pod_labels: dict[str, str]) -> Selector:
+    """``mergeLabelSetWithSelector`` (MatchLabelKeysInPodTopologySpread): the pod's values for
+    ``keys`` (keys it lacks are skipped) ANDed into ``selector``; NOTHING (a nil selector)
+    stays NOTHING. Merging what the API server already merged (1.34's
+    MatchLabelKeysInPodTopologySpreadSelectorMerge) repeats a requirement, which matches the same pods."""
+    match_labels = {key: pod_labels[key] for key in keys if key in pod_labels}
+    if not match_labels:
+        return selector
+    requirements, ok = selector.requirements()
+    if not ok:
+        return selector
+    return from_set(match_labels).add(*requirements)
+
+
+def filter_constraints(constraints: Sequence[TopologySpreadConstraint], action: str,
+                       pod_labels: dict[str, str] | None = None) -> list[SpreadConstraint]:
     """``filterTopologySpreadConstraints``: the pod's constraints with ``action``, selectors parsed.
 
     A nil selector parses to NOTHING (``LabelSelectorAsSelector``); an invalid one raises
-    SelectorError.
+    SelectorError. With ``pod_labels`` (the MatchLabelKeysInPodTopologySpread behaviour), each
+    constraint's ``matchLabelKeys`` are merged into its selector.
     """
-    return [SpreadConstraint(c.max_skew, c.topology_key, from_label_selector(c.label_selector))
-            for c in constraints if c.when_unsatisfiable == action]
+    out = []
+    for c in constraints:
+        if c.when_unsatisfiable != action:
+            continue
+        selector = from_label_selector(c.label_selector)
+        keys: Sequence[str] = getattr(c, "match_label_keys", ())  # decoded from 1.25 on (api/pod.py)
+        if pod_labels is not None and keys:
+            selector = merge_match_label_keys(selector, keys, pod_labels)
+        out.append(SpreadConstraint(c.max_skew, c.topology_key, selector))
+    return out
 
 
-def pod_constraints(pod: Pod, snapshot: Snapshot, action: str,
-                    defaults: Sequence[DefaultConstraint]) -> list[SpreadConstraint]:
+def pod_constraints(pod: Pod, snapshot: Snapshot, action: str, defaults: Sequence[DefaultConstraint],
+                    match_label_keys: bool = False) -> list[SpreadConstraint]:
     """The pod's constraints with ``action``, or ``buildDefaultConstraints`` when it has none.
 
     Raises SelectorError for an invalid selector of the pod's own constraints.
     """
     if pod.topology_spread_constraints:
-        return filter_constraints(pod.topology_spread_constraints, action)
+        return filter_constraints(pod.topology_spread_constraints, action,
+                                  pod.labels if match_label_keys else None)
     # buildDefaultConstraints: the defaults carry no selector (validation forbids one),
     # so parsing theirs cannot fail; DefaultSelector(pod) replaces it.
     chosen = [c for c in defaults if c.when_unsatisfiable == action]
@@ -69,13 +93,18 @@ def pod_constraints(pod: Pod, snapshot: Snapshot, action: str,
 class CountCache:
     """Per-node matching counts, computed once per distinct selector within one hook call."""
 
-    def __init__(self, snapshot: Snapshot, namespace: str):
+    def __init__(self, snapshot: Snapshot, namespace: str, empty_counts_nothing: bool = False):
         self.snapshot = snapshot
         self.namespace = namespace
+        #: From 1.27, ``countPodsMatchSelector`` returns 0 for an empty selector (``{}``,
+        #: which matches every pod): an upstream bug, reproduced.
+        self.empty_counts_nothing = empty_counts_nothing
         self._counts: dict[Selector, np.ndarray] = {}
 
     def __call__(self, selector: Selector) -> np.ndarray:
         counts = self._counts.get(selector)
+        if counts is None and self.empty_counts_nothing and selector.empty():
+            counts = self._counts[selector] = np.zeros(self.snapshot.num_nodes, dtype=np.int64)
         if counts is None:
             counts = self._counts[selector] = matching_pods_per_node(self.snapshot, selector, self.namespace)
         return counts

@@ -153,15 +153,17 @@ class PreFilterState:
             update_critical_paths(counts.paths, value, int(counts.counts[code]))
 
 
-def pre_filter_state(pod: Pod, snapshot: Snapshot, constraints: list[SpreadConstraint]) -> PreFilterState:
-    """``calPreFilterState`` once the constraints are known."""
+def pre_filter_state(pod: Pod, snapshot: Snapshot, constraints: list[SpreadConstraint],
+                     empty_counts_nothing: bool = False) -> PreFilterState:
+    """``calPreFilterState`` once the constraints are known (``empty_counts_nothing``: 1.27's
+    ``countPodsMatchSelector``, see :class:`.common.CountCache`)."""
     if not constraints:
         return PreFilterState()
     eligible = has_all_keys(snapshot, constraints)
     affinity = node_affinity_mask(pod, snapshot)
     if affinity is not None:
         eligible &= affinity
-    per_node = CountCache(snapshot, pod.namespace)
+    per_node = CountCache(snapshot, pod.namespace, empty_counts_nothing)
     keys: dict[str, TopologyCounts] = {}
     for c in constraints:
         key = c.topology_key

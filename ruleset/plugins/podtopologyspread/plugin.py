@@ -35,6 +35,7 @@ from ruleset.plugins.podtopologyspread.scoring import (
     pre_score_state,
     score_nodes,
 )
+from ruleset.plugins.podtopologyspread.versions import Behaviour
 from ruleset.selector import SelectorError
 
 NAME = "PodTopologySpread"
@@ -57,6 +58,9 @@ class PodTopologySpread(Plugin):
         system = chosen.defaulting_type == SYSTEM_DEFAULTING
         self.default_constraints: tuple[DefaultConstraint, ...] = (
             SYSTEM_DEFAULT_CONSTRAINTS if system else chosen.default_constraints)
+        self.system_defaulted = system
+        #: What the profile's release changes (read once; the hooks carry no version checks).
+        self.behaviour = Behaviour.of(self.handle.target)
 
     @classmethod
     def validate_args(cls, args: PodTopologySpreadArgs) -> list[ArgError]:
@@ -67,7 +71,8 @@ class PodTopologySpread(Plugin):
 
         Raises SelectorError for an invalid selector of the pod's own constraints.
         """
-        return pod_constraints(pod, snapshot, action, self.default_constraints)
+        return pod_constraints(pod, snapshot, action, self.default_constraints,
+                               self.behaviour.match_label_keys)
 
     # ------------------------------------------------------------------- filter
     @hookimpl
@@ -76,7 +81,8 @@ class PodTopologySpread(Plugin):
             constraints = self.constraints_for(pod, snapshot, DO_NOT_SCHEDULE)
         except SelectorError as exc:
             return Status.error(f"obtaining pod's hard topology spread constraints: {exc}")
-        state.write(PRE_FILTER_STATE_KEY, pre_filter_state(pod, snapshot, constraints))
+        state.write(PRE_FILTER_STATE_KEY, pre_filter_state(pod, snapshot, constraints,
+                                                               self.behaviour.empty_selector_counts_nothing))
         return None
 
     @hookimpl
@@ -117,7 +123,8 @@ class PodTopologySpread(Plugin):
         except SelectorError as exc:
             return Status.error("calculating preScoreState: obtaining pod's soft topology spread "
                                 f"constraints: {exc}")
-        state.write(PRE_SCORE_STATE_KEY, pre_score_state(pod, nodes, constraints))
+        state.write(PRE_SCORE_STATE_KEY, pre_score_state(pod, nodes, constraints, self.behaviour,
+                                                             self.system_defaulted))
         return None
 
     @hookimpl

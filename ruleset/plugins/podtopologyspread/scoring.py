@@ -19,6 +19,7 @@ from ruleset.plugins.podtopologyspread.common import (
     has_all_keys,
 )
 from ruleset.plugins.podtopologyspread.helpers import node_affinity_mask, topology_normalizing_weight
+from ruleset.plugins.podtopologyspread.versions import V120, Behaviour
 
 PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
 #: NormalizeScore's marker for ignored nodes (``invalidScore``).
@@ -41,6 +42,11 @@ class PreScoreState:
     node_counts: list[np.ndarray] = field(default_factory=list)
     weights: tuple[float, ...] = ()
     values: dict[str, list[str]] = field(default_factory=dict)
+    #: Round the raw score (1.24) rather than truncate it.
+    round_score: bool = False
+    #: PreScore returned Skip (1.28, no soft constraints): Score and NormalizeScore give 0,
+    #: so the plugin adds nothing to the total, as a skipped plugin does.
+    skip: bool = False
 
     def topology_pair_counts(self) -> dict[tuple[str, str], int]:
         """``TopologyPairToPodCounts`` as a mapping, for reports and tests."""
@@ -48,21 +54,34 @@ class PreScoreState:
                 for key, exists in self.pair_exists.items() for code in np.flatnonzero(exists)}
 
 
-def pre_score_state(pod: Pod, nodes: NodeSet, constraints: list[SpreadConstraint]) -> PreScoreState:
-    """``initPreScoreState`` and PreScore's counting over all nodes."""
+def pre_score_state(pod: Pod, nodes: NodeSet, constraints: list[SpreadConstraint],
+                    behaviour: Behaviour = V120, system_defaulted: bool = False) -> PreScoreState:
+    """``initPreScoreState`` and PreScore's counting over all nodes.
+
+    ``system_defaulted``: the plugin's defaults are the System ones; from 1.23 a pod they apply
+    to (no constraints of its own) does not need every key on a node: nothing is ignored, a
+    node lacking a key counts in the pair of value "" (Go's missing map entry), which Score
+    never reads, and Score only adds the constraints whose key the node carries.
+    """
     snapshot = nodes.snapshot
     ignored = np.zeros(snapshot.num_nodes, dtype=bool)
     if not constraints:
-        return PreScoreState(ignored=ignored)
-    scored = has_all_keys(snapshot, constraints, nodes.indices)
+        return PreScoreState(ignored=ignored, skip=behaviour.pre_score_skip)
+    require_all = (bool(pod.topology_spread_constraints) or not system_defaulted
+                   or not behaviour.system_defaults_without_keys)
+    if require_all:
+        scored = has_all_keys(snapshot, constraints, nodes.indices)
+        eligible = has_all_keys(snapshot, constraints)
+    else:
+        scored = np.ones(len(nodes), dtype=bool)
+        eligible = np.ones(snapshot.num_nodes, dtype=bool)
     ignored[nodes.indices[~scored]] = True
     candidates = nodes.indices[scored]
-    eligible = has_all_keys(snapshot, constraints)
     affinity = node_affinity_mask(pod, snapshot)
     if affinity is not None:
         eligible &= affinity
-    per_node = CountCache(snapshot, pod.namespace)
-    state = PreScoreState(tuple(constraints), ignored)
+    per_node = CountCache(snapshot, pod.namespace, behaviour.empty_selector_counts_nothing)
+    state = PreScoreState(tuple(constraints), ignored, round_score=behaviour.score_round)
     weights = []
     for c in constraints:
         key = c.topology_key
@@ -71,6 +90,10 @@ def pre_score_state(pod: Pod, nodes: NodeSet, constraints: list[SpreadConstraint
             weights.append(topology_normalizing_weight(len(candidates)))
             continue
         column = snapshot.node_labels.column(key)
+        # A node without the key reads as value "" (only possible when not require_all).
+        codes = (np.full(snapshot.num_nodes, -1, dtype=np.int64) if column is None
+                 else np.asarray(column, dtype=np.int64))
+        empty_code = snapshot.node_labels.code_of(key, "")
         size = 0
         exists = state.pair_exists.get(key)
         if exists is None:
@@ -78,22 +101,36 @@ def pre_score_state(pod: Pod, nodes: NodeSet, constraints: list[SpreadConstraint
             # creates them, so only it counts them into its topology size.
             values = state.values[key] = snapshot.node_labels.vocabulary(key)
             exists = state.pair_exists[key] = np.zeros(len(values), dtype=bool)
-            if column is not None:
-                exists[column[candidates]] = True
+            mine = codes[candidates]
+            exists[mine[mine >= 0]] = True
             size = int(exists.sum())
+            if (mine < 0).any() and (empty_code < 0 or not exists[empty_code]):
+                size += 1  # the "" pair of the nodes without the key; nothing reads its count
             state.pair_counts[key] = np.zeros(len(values), dtype=np.int64)
         weights.append(topology_normalizing_weight(size))
         if column is None or not exists.any():
             continue
         # Every constraint adds its matching pods into the pairs of its key, on the nodes
-        # that match the pod's node affinity and carry every key.
-        codes = column[eligible]
-        matches = state.node_counts[-1][eligible]
-        keep = exists[codes]
-        state.pair_counts[key] += np.bincount(codes[keep], weights=matches[keep],
+        # that match the pod's node affinity (and, unless system-defaulted, carry every key).
+        chosen = eligible & (codes >= 0)
+        node_codes = codes[chosen]
+        matches = state.node_counts[-1][chosen]
+        keep = exists[node_codes]
+        state.pair_counts[key] += np.bincount(node_codes[keep], weights=matches[keep],
                                               minlength=len(exists)).astype(np.int64)
+        if not require_all and empty_code >= 0 and exists[empty_code]:
+            # Nodes without the key share the "" pair with nodes labelled key="".
+            keyless = eligible & (codes < 0)
+            state.pair_counts[key][empty_code] += int(state.node_counts[-1][keyless].sum())
     state.weights = tuple(weights)
     return state
+
+
+def go_round(values: np.ndarray) -> np.ndarray:
+    """Go's ``math.Round``: half away from zero (numpy's ``round`` goes to even), exactly."""
+    whole = np.trunc(values)
+    up = np.abs(values - whole) >= 0.5
+    return whole + np.where(up, np.sign(values), 0.0)
 
 
 def score_nodes(current: PreScoreState, nodes: NodeSet) -> np.ndarray:
@@ -103,21 +140,25 @@ def score_nodes(current: PreScoreState, nodes: NodeSet) -> np.ndarray:
         return score.astype(np.int64)
     ignored = current.ignored[nodes.indices]
     for i, c in enumerate(current.constraints):
+        column = nodes.label_column(c.topology_key)
+        labelled = column >= 0  # every node that is not ignored, unless system-defaulted (1.23)
         if c.topology_key == LABEL_HOSTNAME:
             count = current.node_counts[i][nodes.indices]
         else:
-            column = nodes.label_column(c.topology_key)
             count = np.zeros(len(nodes), dtype=np.int64)
-            labelled = column >= 0  # every node that is not ignored
             count[labelled] = current.pair_counts[c.topology_key][column[labelled]]
         # scoreForCount, added in Go's order: (cnt*weight + (maxSkew-1)), then into the sum.
-        score = score + (count.astype(np.float64) * current.weights[i] + float(c.max_skew - 1))
-    return np.where(ignored, 0, np.trunc(score)).astype(np.int64)
+        term = count.astype(np.float64) * current.weights[i] + float(c.max_skew - 1)
+        score = np.where(labelled, score + term, score)
+    whole = go_round(score) if current.round_score else np.trunc(score)
+    return np.where(ignored, 0, whole).astype(np.int64)
 
 
 def normalize_scores(current: PreScoreState, nodes: NodeSet, scores: np.ndarray) -> np.ndarray:
     """NormalizeScore once PreScore's state is at hand (ignored nodes score 0)."""
     scores = np.array(scores, dtype=np.int64)
+    if current.skip:
+        return np.zeros(len(scores), dtype=np.int64)
     ignored = current.ignored[nodes.indices] if len(current.ignored) else np.zeros(len(nodes), dtype=bool)
     scores[ignored] = INVALID_SCORE
     valid = scores[~ignored]
