@@ -216,7 +216,7 @@ def test_a_plugin_with_an_invalid_args_schema_is_disabled(installed, tmp_path, c
     assert registry.problems == [PluginProblem("invalid-args-schema", "error", "odd 1.0", "BadSchema",
                                                INVALID_SCHEMA)]
     assert (registry.get("BadSchema"), registry.get("Gpu")) == (None, Gpu)
-    unused = profile_file(tmp_path, 'name = "a"\n[plugins.Gpu]\n', "a.toml")
+    unused = profile_file(tmp_path, 'name = "a"\nkubernetesVersion = "1.20"\n[plugins.Gpu]\n', "a.toml")
     uses = profile_file(tmp_path, 'name = "b"\n[plugins.BadSchema]\nargs = { n = 1 }\n', "b.toml")
     code, out, err = run(capsys, "validate", unused, uses)
     assert (code, err) == (1, f"error: {INVALID_SCHEMA} [invalid-args-schema]\n")
@@ -243,8 +243,8 @@ MEDDLER = "plugin package 'meddler' (meddler 1.0): "
 
 @pytest.mark.parametrize(("hook", "message"), [
     pytest.param(reads_a_missing_attribute,
-                 "its args schema hook failed for plugin 'PrioritySort': AttributeError: type object "
-                 "'PrioritySort' has no attribute 'args_schema_for_me'", id="raises-for-every-class"),
+                 "its args schema hook failed for plugin 'SchedulingGates': AttributeError: type object "
+                 "'SchedulingGates' has no attribute 'args_schema_for_me'", id="raises-for-every-class"),
     pytest.param(breaks_node_label,
                  "its args schema hook gave plugin 'NodeLabel' an invalid args schema: 5 is not valid under any "
                  "of the given schemas (at type)", id="invalid-for-a-built-in"),
@@ -308,7 +308,8 @@ def test_a_plugin_named_like_a_built_in_is_refused_and_the_built_in_keeps_workin
     assert registry.problems == [PluginProblem("plugin-name-clash", "error", "evil 1.0", "NodeLabel",
                                                CLASH_BUILTIN)]
     assert registry.get("NodeLabel") is NodeLabel
-    path = profile_file(tmp_path, 'name = "p"\n[plugins.NodeLabel]\nargs = { presentLabels = ["a"] }\n')
+    path = profile_file(tmp_path, 'name = "p"\nkubernetesVersion = "1.20"\n[plugins.NodeLabel]\n'
+                                  'args = { presentLabels = ["a"] }\n')
     assert run(capsys, "validate", path) == (
         0, "1 file checked, 0 invalid, 0 errors, 0 warnings, 1 plugin problem\n",
         f"error: {CLASH_BUILTIN} [plugin-name-clash]\n")
@@ -365,11 +366,11 @@ def test_the_handle_shows_the_profile_read_only():
 
     from tests.factories import registry_with
 
-    profile = Profile(name="peek", percentage_of_nodes_to_score=40)
+    profile = Profile(name="peek", percentage_of_nodes_to_score=40, kubernetes_version="1.34")
     from ruleset.config import PluginConfig
     profile.plugins.append(PluginConfig(name="Peek"))
     Framework(profile, registry_with(Peek))
-    assert seen == [ruleset.ProfileView("peek", 40, None)]
+    assert seen == [ruleset.ProfileView("peek", 40, "1.34")]
     with pytest.raises(AttributeError):
         seen[0].name = "other"  # type: ignore[misc]
     assert ruleset.Handle().profile is None
@@ -380,7 +381,7 @@ def test_the_handle_builds_its_profile_view_once_when_given_to_a_framework():
 
     handle = ruleset.Handle()
     Framework(Profile(name="once", percentage_of_nodes_to_score=0), registry_with(), handle)
-    assert (handle.profile is handle.profile, handle.profile) == (True, ruleset.ProfileView("once", 0, None))
+    assert (handle.profile is handle.profile, handle.profile) == (True, ruleset.ProfileView("once", 0, "1.20"))
 
 
 # ------------------------------------------------------------------------------ local modules
@@ -549,7 +550,7 @@ def test_other_commands_show_them_on_stderr_once(installed, capsys, argv, output
 def test_validate_counts_plugin_problems_and_fails_on_them_under_strict(installed, tmp_path, capsys, strict,
                                                                        code):
     installed(BROKEN)
-    path = profile_file(tmp_path, 'name = "p"\n')
+    path = profile_file(tmp_path, 'name = "p"\nkubernetesVersion = "1.20"\n')
     argv = ["validate", path, *(["--strict"] if strict else [])]
     assert run(capsys, *argv) == (code, "1 file checked, 0 invalid, 0 errors, 0 warnings, 1 plugin problem\n",
                                   BROKEN_LINE)
@@ -559,7 +560,7 @@ def test_validate_counts_plugin_problems_and_fails_on_them_under_strict(installe
 
 def test_validate_reports_plugin_problems_in_every_format(installed, tmp_path, capsys):
     installed(BROKEN)
-    path = profile_file(tmp_path, 'name = "p"\n')
+    path = profile_file(tmp_path, 'name = "p"\nkubernetesVersion = "1.20"\n')
     github = run(capsys, "validate", "-o", "github", path)[1]
     assert github == ("::warning title=plugin-load-failed::plugin package 'broken' (broken 1.0): cannot import: "
                       "ModuleNotFoundError: No module named 'nope'\n"

@@ -408,9 +408,10 @@ def test_the_quick_start_pod_fits_and_shows_plugin_scores(tmp_path: Path) -> Non
     report = json.loads(out)
     assert report["selected"] is not None, report["message"]
     [selected] = [node for node in report["nodes"] if node["name"] == report["selected"]]
+    # The bundled default is kube-scheduler 1.35's: NodeResourcesFit scores, NodePreferAvoidPods is gone.
     assert sorted(selected["scores"]) == [
-        "ImageLocality", "InterPodAffinity", "NodeAffinity", "NodePreferAvoidPods",
-        "NodeResourcesBalancedAllocation", "NodeResourcesLeastAllocated", "PodTopologySpread", "TaintToleration"]
+        "ImageLocality", "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation",
+        "NodeResourcesFit", "PodTopologySpread", "TaintToleration"]
 
 
 # ---- TOML profiles --------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ def toml_value(value: object) -> str:
 def default_plus(plugin: str, folder: Path) -> Path:
     """A profile: the default, plus ``plugin`` configured as profile.toml configures it."""
     tables = tomllib.loads(PROFILE.read_text(encoding="utf-8"))["plugins"]
-    lines = [f'name = "default-plus-{plugin}"', 'extends = "default"', "", f"[plugins.{plugin}]"]
+    lines = [f'name = "default-plus-{plugin}"', 'extends = "default-1.20"', "", f"[plugins.{plugin}]"]
     lines += [f"{key} = {toml_value(value)}" for key, value in tables[plugin].items()]
     if plugin == "Coscheduling":  # a second QueueSort replaces PrioritySort
         lines += ["", "[plugins.PrioritySort]", "enabled = false"]

@@ -5,6 +5,10 @@ reason; ``--allow-lossy`` drops them with a warning instead; a third-party plugi
 ``--allow-third-party``, for a kube-scheduler built with it); 2 usage or input errors
 (a profile that does not load, two profiles serving one ``schedulerName``, which
 kube-scheduler refuses, an existing output file without ``--force``).
+
+A profile is exported only in a version its release reads (v1beta1: 1.20-1.22; v1: 1.25 on);
+anything else is refused whatever ``--allow-lossy`` says. Without ``--api-version`` the
+version is the one the profiles' release reads.
 """
 
 from __future__ import annotations
@@ -35,9 +39,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--api-version",
         choices=("v1beta1", "v1"),
-        default="v1beta1",
-        help="kubescheduler.config.k8s.io version: v1beta1 (kube-scheduler 1.19-1.21, the engine's 1.20 "
-        "semantics; default) or v1 (1.25+: multiPoint, NodeResourcesFit scoringStrategy)",
+        default=None,
+        help="kubescheduler.config.k8s.io version: v1beta1 (read by kube-scheduler 1.19-1.22: profiles "
+        "with kubernetesVersion 1.20 to 1.22) or v1 (1.25 on: multiPoint, NodeResourcesFit scoringStrategy); "
+        "default: the one the profiles' release reads",
     )
     parser.add_argument(
         "--allow-lossy", action="store_true", help="drop what cannot be expressed, with a warning per item"
@@ -60,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from ruleset.cli.output import refuse_existing, write_atomic
     from ruleset.errors import RulesetError
     from ruleset.kubeconfig.exporter import export_profiles
-    from ruleset.kubeconfig.model import RefusedError
+    from ruleset.kubeconfig.model import LOSSY, RefusedError
     from ruleset.profile.loader import check_scheduler_names, load_profile
 
     root = root_of(args)
@@ -70,23 +75,25 @@ def run(args: argparse.Namespace) -> int:
         raise RulesetError(duplicates)
     if args.output:
         refuse_existing([Path(args.output)], args.force)  # before any work
+    api_version = args.api_version or ("v1" if profiles[0].target.at_least("1.25") else "v1beta1")
     try:
         exported = export_profiles(
-            profiles, args.api_version, allow_lossy=args.allow_lossy, allow_third_party=args.allow_third_party
+            profiles, api_version, allow_lossy=args.allow_lossy, allow_third_party=args.allow_third_party
         )
     except RefusedError as exc:
         for issue in exc.issues:
             print(f"error: {issue}", file=sys.stderr)
+        hint = " (--allow-lossy drops them)" if all(i.severity == LOSSY for i in exc.issues) else ""
         print(
             f"error: {len(exc.issues)} item(s) cannot be expressed in kubescheduler.config.k8s.io/"
-            f"{args.api_version}; nothing written (--allow-lossy drops them)",
+            f"{api_version}; nothing written{hint}",
             file=sys.stderr,
         )
         return 1
     for issue in exported.issues:
         print(f"warning: dropped {issue}", file=sys.stderr)
     sources = ", ".join(p.files[0] if p.files else p.name for p in profiles)
-    header = [f"Exported by `ruleset export --api-version {args.api_version}` from {sources}."]
+    header = [f"Exported by `ruleset export --api-version {api_version}` from {sources}."]
     header.extend(exported.third_party_lines())
     if exported.issues:
         header.append(f"Lossy: {len(exported.issues)} item(s) left out (see the warnings).")

@@ -4,7 +4,12 @@ Exit codes: 0 written; 1 something in the configuration cannot be imported (a pl
 ruleset does not implement, an out-of-tree plugin, an invalid configuration), each named
 with the reason and nothing written (``--allow-lossy`` drops the plugins and args ruleset
 lacks, with a warning per item); 2 usage or input errors (unreadable file, no configuration
-in it, unknown apiVersion, an existing output file without ``--force``).
+in it, unknown apiVersion, a ``--kubernetes-version`` that did not read the configuration,
+an existing output file without ``--force``).
+
+Each profile gets ``kubernetesVersion``: ``--kubernetes-version``, or the newest release that
+read the configuration's apiVersion (v1beta1 1.22, v1beta2 1.27, v1beta3 1.28, v1 the newest
+ruleset models, a Policy 1.22).
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ def register(subparsers: Any) -> None:
         "JSON, multi-document, inside a ConfigMap, or the schedulerConfig of a kube-scheduler-simulator "
         "export) or a legacy scheduler Policy, merge each profile with its version's defaults as "
         "kube-scheduler does, and write one TOML profile per schedulerName, which it keeps "
-        "(default-scheduler when the configuration names none).",
+        "(default-scheduler when the configuration names none). Each profile runs as the newest "
+        "Kubernetes release that read the configuration's apiVersion, unless --kubernetes-version names "
+        "another that did.",
     )
     parser.add_argument("config", metavar="CONFIG", help="the configuration file (YAML or JSON)")
     parser.add_argument(
@@ -33,6 +40,12 @@ def register(subparsers: Any) -> None:
         help="write one <schedulerName>.toml per profile into DIR (default: stdout)",
     )
     parser.add_argument("--force", action="store_true", help="overwrite existing files in DIR")
+    parser.add_argument(
+        "--kubernetes-version",
+        metavar="MAJOR.MINOR",
+        help="the release the profiles target (default: the newest that read the configuration's apiVersion; "
+        "v1beta1 1.22, v1beta2 1.27, v1beta3 1.28, v1 the newest ruleset models)",
+    )
     parser.add_argument(
         "--allow-lossy",
         action="store_true",
@@ -52,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     source = Path(args.config)
     if not source.is_file():
         raise RulesetError(Problem("no such file", file=str(source), code="io-error"))
-    result = import_config(source)
+    result = import_config(source, kubernetes_version=args.kubernetes_version)
     refused = [
         i for i in result.issues if i.severity == INVALID or (i.severity == LOSSY and not args.allow_lossy)
     ]

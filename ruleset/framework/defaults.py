@@ -6,6 +6,12 @@ plugin still gets PrioritySort and DefaultBinder; only an explicit ``enabled = f
 removes them. ruleset adds one thing of its own: a profile's ``[[rules]]`` are shorthand
 for the built-in Rules plugin's ``rules`` arg, and a profile with rules that does not list
 ``[plugins.Rules]`` runs Rules after its own plugins.
+
+:func:`release_defaults` is kube-scheduler's whole default plugin set of a release, as the
+bundled ``default`` profiles write it: the plugins ruleset models, in one order, with their
+Score weights (``getDefaultPlugins`` of the release's newest configuration API,
+``pkg/scheduler/apis/config/v1*/default_plugins.go``). The plugins ruleset does not model
+are listed in :data:`NOT_MODELLED`, with why.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import dataclasses
 from ruleset.config import PluginConfig, Profile, Source
 from ruleset.framework.plugin import PluginClasses
 from ruleset.framework.points import effective_points
+from ruleset.kversion import Target, switch
 
 DEFAULT_QUEUE_SORT = "PrioritySort"
 DEFAULT_BINDER = "DefaultBinder"
@@ -57,3 +64,61 @@ def with_rules(config: PluginConfig, profile: Profile) -> PluginConfig:
         sources[("args", "rules", len(written) + i)] = Source(rule.origin, rule.path or ("rules", i))
     args = {**config.args, "rules": [*written, *(rule.as_args() for rule in profile.rules)]}
     return dataclasses.replace(config, args=args, sources=sources)
+
+
+# ------------------------------------------------------------------ per-release default sets
+#: From 1.22 the default set is v1beta2's: NodeResourcesFit scores (scoringStrategy
+#: LeastAllocated, weight 1) instead of NodeResourcesLeastAllocated, and NodePreferAvoidPods
+#: (weight 10000) is gone.
+DEFAULTS_SCORING_STRATEGY = switch(
+    "defaults.scoring-strategy", "1.22",
+    "default plugins: NodeResourcesFit scores (scoringStrategy LeastAllocated, weight 1) in place of "
+    "NodeResourcesLeastAllocated; NodePreferAvoidPods (weight 10000) left out",
+    "pkg/scheduler/apis/config/v1beta2/default_plugins.go")
+#: From 1.23 (v1beta3's multiPoint defaults) three Score weights rose.
+DEFAULTS_WEIGHTS = switch(
+    "defaults.weights", "1.23",
+    "default Score weights TaintToleration 3, NodeAffinity 2, InterPodAffinity 2 (were 1; "
+    "PodTopologySpread stays 2)",
+    "pkg/scheduler/apis/config/v1beta3/default_plugins.go")
+#: SchedulingGates joins the default set with its feature gate (alpha 1.26, on from 1.27).
+DEFAULTS_SCHEDULING_GATES = switch(
+    "defaults.scheduling-gates", "1.26",
+    "default plugins: SchedulingGates (PreEnqueue) keeps pods with spec.schedulingGates out of scheduling",
+    "pkg/scheduler/apis/config/v1/default_plugins.go", gate="PodSchedulingReadiness")
+
+#: Upstream default plugins ruleset leaves out of every default profile, and why.
+NOT_MODELLED: dict[str, str] = {
+    **{name: "volume plugin: snapshots carry no PersistentVolumes, claims or CSI limits"
+       for name in ("VolumeRestrictions", "EBSLimits", "GCEPDLimits", "NodeVolumeLimits", "AzureDiskLimits",
+                    "VolumeBinding", "VolumeZone")},
+    "DynamicResources": "resource claims (DRA, default from 1.34) are not modelled",
+}
+
+
+def release_defaults(target: Target) -> list[tuple[str, int | None]]:
+    """kube-scheduler's default plugins at ``target`` that ruleset models, in profile order:
+    ``(name, weight)``, the weight None for a plugin that does not score."""
+    weights_123 = target.has(DEFAULTS_WEIGHTS)
+    fit_scores = target.has(DEFAULTS_SCORING_STRATEGY)
+    out: list[tuple[str, int | None]] = []
+    if target.has(DEFAULTS_SCHEDULING_GATES):
+        out.append(("SchedulingGates", None))
+    out += [
+        (DEFAULT_QUEUE_SORT, None),
+        ("NodeUnschedulable", None),
+        ("NodeName", None),
+        ("TaintToleration", 3 if weights_123 else 1),
+        ("NodeAffinity", 2 if weights_123 else 1),
+        ("NodePorts", None),
+        ("NodeResourcesFit", 1 if fit_scores else None),
+        ("PodTopologySpread", 2),
+        ("InterPodAffinity", 2 if weights_123 else 1),
+        ("DefaultPreemption", None),
+        ("NodeResourcesBalancedAllocation", 1),
+        ("ImageLocality", 1),
+    ]
+    if not fit_scores:
+        out += [("NodeResourcesLeastAllocated", 1), ("NodePreferAvoidPods", 10000)]
+    out.append((DEFAULT_BINDER, None))
+    return out

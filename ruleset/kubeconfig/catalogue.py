@@ -90,8 +90,6 @@ HARMLESS: dict[str, str] = {
             "CinderLimits",
         )
     },
-    "SchedulingGates": "PreEnqueue plugin: ruleset has no PreEnqueue point; pods with spec.schedulingGates "
-    "are scheduled instead of being held back",
 }
 
 #: In-tree plugins ruleset does not implement and that change placements: never dropped silently.

@@ -18,9 +18,16 @@ merges back into exactly that:
   differs (Score, when NodeResourcesFit's strategy sits elsewhere) lists its plugins
   explicitly, which kube-scheduler runs first and in that order.
 
-Plugins ruleset does not model (the volume plugins, SchedulingGates) are left as
-kube-scheduler's defaults have them: neither disabled nor moved. Every result is checked by
-merging it back with :mod:`ruleset.kubeconfig.merge`.
+Plugins ruleset does not model (the volume plugins) are left as kube-scheduler's defaults have
+them: neither disabled nor moved. A plugin that runs only at PreEnqueue (SchedulingGates) has
+no order that matters: it is kept, enabled or disabled wherever it stands. Every result is
+checked by merging it back with :mod:`ruleset.kubeconfig.merge`.
+
+Each version is read by a range of releases (:data:`~ruleset.kubeconfig.versions.SERVED`:
+v1beta1 1.19-1.22, v1 1.25 on); a profile targeting a release outside it is refused whatever
+``allow_lossy`` says, since kube-scheduler would run it with another release's formulas: a
+1.20 profile exports to v1beta1, a 1.34 profile to v1, faithfully (NodeResourcesFit's
+``scoringStrategy``, the weights, every args field v1 has).
 
 Third-party plugins (registered by an installed package) are refused like the rest below,
 unless ``allow_third_party``: for a kube-scheduler built with them (scheduler-plugins' image,
@@ -59,8 +66,8 @@ from ruleset.kubeconfig.catalogue import (
     upstream_points,
 )
 from ruleset.kubeconfig.merge import read_profiles
-from ruleset.kubeconfig.model import LOSSY, Issue, RefusedError
-from ruleset.kubeconfig.versions import EXPORT_VERSIONS, REMOVED_IN_V1BETA2, VERSIONS, APIVersion
+from ruleset.kubeconfig.model import INVALID, LOSSY, Issue, RefusedError
+from ruleset.kubeconfig.versions import EXPORT_VERSIONS, REMOVED_IN_V1BETA2, VERSIONS, APIVersion, served
 from ruleset.pluginmanager import PluginRegistry, load_registry
 from ruleset.profile.loader import check_scheduler_names
 
@@ -144,6 +151,9 @@ def export_profiles(
         raise RulesetError(duplicates)
     registry = registry or load_registry()
     version = VERSIONS[api_version]
+    mismatched = [issue for p in profiles if (issue := release_mismatch(p, api_version)) is not None]
+    if mismatched:
+        raise RefusedError(mismatched)
     issues: list[Issue] = []
     out_profiles = []
     percentages = []
@@ -181,6 +191,22 @@ def export_profiles(
     if not allow_lossy and any(i.severity == LOSSY for i in issues):
         raise RefusedError(issues)
     return Exported(document, issues, third_party)
+
+
+def release_mismatch(profile: Profile, api_version: str) -> Issue | None:
+    """Why ``profile`` cannot be exported as ``api_version``: its release does not read it (None: it does)."""
+    first, last = served(api_version)
+    release = profile.target.version
+    if first <= release <= last:
+        return None
+    where = profile.files[0] if profile.files else profile.name
+    fits = [v for v in EXPORT_VERSIONS if served(v)[0] <= release <= served(v)[1]]
+    instead = f"export it with --api-version {fits[0]}" if fits else "no version ruleset writes fits it"
+    implicit = "" if profile.target.explicit else " (it sets no kubernetesVersion)"
+    return Issue(INVALID, f"profile {profile.name!r}",
+                 f"targets Kubernetes {release}{implicit}, and kubescheduler.config.k8s.io/{api_version} is "
+                 f"read by {first} to {last}: {instead}, or set kubernetesVersion to a release in that range",
+                 where)
 
 
 def _args_object(entry: _Entry, version: APIVersion) -> dict[str, Any]:
@@ -295,7 +321,8 @@ def _entries(
                 fit.score_pos = index
             continue
         entries.append(_Entry(upstream, points, weight, args, index, index))
-    if version.name == "v1" and fit is not None and strategy_plugin is None:
+    if (version.name == "v1" and fit is not None and strategy_plugin is None
+            and "score" not in framework.points.get("NodeResourcesFit", ())):
         fit.points = [p for p in fit.points if p not in SCORE_POINTS]
     return entries
 
@@ -414,14 +441,27 @@ def _plugins_v1beta1(desired: dict[str, list[tuple[str, int | None]]], version: 
     return out
 
 
+def _pre_enqueue_only(name: str, version: APIVersion) -> bool:
+    return upstream_points(name, version.release) == frozenset({"preEnqueue"})
+
+
 def _plugins_v1(entries: list[_Entry], version: APIVersion) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    wanted = [(e.name, e.weight if "score" in e.points else None) for e in entries if e.package is None]
+    wanted = [(e.name, e.weight if "score" in e.points else None) for e in entries
+              if e.package is None and not _pre_enqueue_only(e.name, version)]
     kept = 0
     custom: list[dict[str, Any]] = []
     disabled = []
+    # Order is meaningless for a plugin that runs only at PreEnqueue: enabled or disabled as is.
+    ours = {e.name for e in entries if e.package is None}
+    for name, _ in version.defaults["multiPoint"]:
+        if _pre_enqueue_only(name, version) and name not in HARMLESS and name not in ours:
+            disabled.append({"name": name})
+    defaults = {n for n, _ in version.defaults["multiPoint"]}
+    custom.extend(_plugin(e.name, None) for e in entries
+                  if e.package is None and _pre_enqueue_only(e.name, version) and e.name not in defaults)
     for name, weight in version.defaults["multiPoint"]:
-        if name in HARMLESS:
+        if name in HARMLESS or _pre_enqueue_only(name, version):
             continue
         if kept < len(wanted) and wanted[kept][0] == name:
             w = wanted[kept][1]

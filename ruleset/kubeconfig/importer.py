@@ -8,6 +8,13 @@ order (:mod:`ruleset.kubeconfig.ordering`), ``weight`` for Score plugins, ``poin
 plugin runs at fewer points than ruleset's plugin implements, ``args`` where they differ from
 the defaults. A flat profile (no ``extends``) says everything the configuration meant,
 whatever ruleset's bundled profiles become.
+
+Each profile targets one Kubernetes release (``kubernetesVersion``): the newest release that
+read the configuration's apiVersion (:func:`~ruleset.kubeconfig.versions.import_release`:
+v1beta1 1.22, v1beta2 1.27, v1beta3 1.28, v1 the newest ruleset models, a legacy Policy
+1.22), or the one the caller names, which must be a release that read it. At that release
+NodeResourcesFit scores by its ``scoringStrategy`` when the separate Least/MostAllocated and
+RequestedToCapacityRatio plugins are gone (1.23 on); before, the strategy becomes one of them.
 """
 
 from __future__ import annotations
@@ -20,7 +27,8 @@ from typing import Any
 from ruleset.config import DEFAULT_SCHEDULER_NAME
 from ruleset.errors import Problem, RulesetError
 from ruleset.framework.plugin import check_plugin_args
-from ruleset.framework.points import EXTENSION_POINTS, POINT_KEYS, effective_points, implemented_points
+from ruleset.framework.points import EXTENSION_POINTS, POINT_KEYS, effective_points
+from ruleset.framework.validation import available_points
 from ruleset.kubeconfig.catalogue import (
     DEFAULT_RESOURCES,
     HARMLESS,
@@ -35,7 +43,8 @@ from ruleset.kubeconfig.legacy import read_policy
 from ruleset.kubeconfig.merge import read_profiles
 from ruleset.kubeconfig.model import DROPPED, INVALID, LOSSY, NOTE, ImportedProfile, Issue, UpstreamProfile
 from ruleset.kubeconfig.ordering import SIGNIFICANT, global_order
-from ruleset.kubeconfig.versions import VERSIONS, version
+from ruleset.kubeconfig.versions import VERSIONS, import_release, served, version
+from ruleset.kversion import KubeVersion, Target, supported
 from ruleset.pluginmanager import PluginRegistry, load_registry
 from ruleset.profile.loader import check_profile
 from ruleset.profile.toml_writer import dumps
@@ -76,13 +85,42 @@ def read_upstream(path: Path) -> tuple[list[UpstreamProfile], dict[str, int]]:
     return profiles, dict(found.skipped)
 
 
-def import_config(path: Path, registry: PluginRegistry | None = None, validate: bool = True) -> ImportResult:
-    """Read ``path`` and translate every profile in it (issues are attached, nothing is refused here)."""
+def api_of(up: UpstreamProfile) -> str:
+    """The :data:`~ruleset.kubeconfig.versions.SERVED` key of a profile's configuration API."""
+    return "Policy" if up.api_version.startswith("Policy") else up.api_version.rpartition("/")[2]
+
+
+def release_for(up: UpstreamProfile, kubernetes_version: str | None = None) -> str:
+    """The release an imported profile targets: ``kubernetes_version`` (checked: a supported
+    release that read the profile's configuration API; raises RulesetError otherwise), else the
+    newest release that read that API."""
+    api = api_of(up)
+    if kubernetes_version is None:
+        return import_release(api)
+    try:
+        wanted = supported(kubernetes_version)
+    except ValueError as exc:
+        raise RulesetError(Problem(str(exc), code="unsupported-version")) from None
+    first, last = served(api)
+    if not first <= wanted <= last:
+        what = "a legacy Policy" if api == "Policy" else up.api_version
+        raise RulesetError(Problem(
+            f"Kubernetes {wanted} does not read {what} (read by {first} to {last}): choose a release in "
+            "that range, or leave --kubernetes-version out", file=up.where.split(": ")[0] or None,
+            code="version-mismatch"))
+    return str(wanted)
+
+
+def import_config(path: Path, registry: PluginRegistry | None = None, validate: bool = True,
+                  kubernetes_version: str | None = None) -> ImportResult:
+    """Read ``path`` and translate every profile in it (issues are attached, nothing is refused here).
+
+    ``kubernetes_version`` is the release the profiles target (see :func:`release_for`)."""
     registry = registry or load_registry()
     upstream, skipped = read_upstream(Path(path))
     result = ImportResult(skipped=skipped)
     for up in upstream:
-        imported = translate(up, registry)
+        imported = translate(up, registry, release_for(up, kubernetes_version))
         if validate and not any(i.severity == INVALID for i in imported.issues):
             for problem in check_imported(imported, registry):
                 imported.issues.append(
@@ -93,11 +131,14 @@ def import_config(path: Path, registry: PluginRegistry | None = None, validate: 
 
 
 # --------------------------------------------------------------------------- translate
-def translate(up: UpstreamProfile, registry: PluginRegistry) -> ImportedProfile:
-    """One merged kube-scheduler profile as ruleset profile data."""
+def translate(up: UpstreamProfile, registry: PluginRegistry, release: str | None = None) -> ImportedProfile:
+    """One merged kube-scheduler profile as ruleset profile data, targeting ``release`` (default:
+    the newest release that read the profile's configuration API)."""
     issues = list(up.issues)
     where = up.where
     reported: set[str] = set()
+    release = release or import_release(api_of(up))
+    target = Target(KubeVersion.parse(release), explicit=True)
 
     def report(severity: str, item: str, reason: str) -> None:
         if item not in reported:
@@ -105,6 +146,8 @@ def translate(up: UpstreamProfile, registry: PluginRegistry) -> ImportedProfile:
             issues.append(Issue(severity, item, reason, where))
 
     strategy = _scoring_strategy(up, report)
+    if strategy is not None and _removed(registry, strategy, target):
+        strategy = "NodeResourcesFit"  # it scores itself, by its scoringStrategy
     points_of: dict[str, set[str]] = {}
     lists: dict[str, list[str]] = {}
     weights: dict[str, int | None] = {}
@@ -114,12 +157,15 @@ def translate(up: UpstreamProfile, registry: PluginRegistry) -> ImportedProfile:
             name = _map_name(upstream_name, point, up, registry, strategy, report)
             if name is None:
                 continue
-            if point == "preEnqueue":
-                report(LOSSY, f"plugin {upstream_name} at preEnqueue", "ruleset has no PreEnqueue point")
-                continue
             cls = registry.get(name)
             assert cls is not None
-            available = set(implemented_points(cls))
+            if _removed(registry, name, target) or _not_yet(registry, name, target):
+                if _a_default(up, upstream_name):  # a later release's default (SchedulingGates)
+                    report(NOTE, f"plugin {upstream_name}", f"not a default plugin of Kubernetes {release}")
+                else:
+                    report(INVALID, f"plugin {upstream_name}", f"not a plugin of Kubernetes {release}")
+                continue
+            available = set(available_points(cls, target))
             if point not in available:
                 if point in HELPER_POINTS:
                     continue  # ruleset's plugin does its preparation inside its main point
@@ -154,9 +200,9 @@ def translate(up: UpstreamProfile, registry: PluginRegistry) -> ImportedProfile:
     for name in order:
         cls = registry.get(name)
         assert cls is not None
-        available = set(implemented_points(cls))
+        available = set(available_points(cls, target))
         wanted = points_of[name]
-        effective = set(effective_points(cls, tuple(wanted)))
+        effective = set(effective_points(cls, tuple(wanted))) & available
         table: dict[str, Any] = {}
         if "score" in effective:
             weight = weights.get(name)
@@ -174,7 +220,8 @@ def translate(up: UpstreamProfile, registry: PluginRegistry) -> ImportedProfile:
                 for p in POINT_KEYS
                 if p in wanted and not (p in HELPER_POINTS and HELPER_POINTS[p] in wanted)
             ]
-        args = _plugin_args(name, source_of[name], up, strategy, cls, registry.args_schema(name), report)
+        args = _plugin_args(name, source_of[name], up, strategy, cls, registry.args_schema(name), report,
+                            "score" in wanted, target)
         if args is not None:
             table["args"] = args
         plugins[name] = table
@@ -184,6 +231,7 @@ def translate(up: UpstreamProfile, registry: PluginRegistry) -> ImportedProfile:
     scheduler_name = up.name or DEFAULT_SCHEDULER_NAME
     data: dict[str, Any] = {"name": scheduler_name, "schedulerName": scheduler_name}
     data["description"] = f"{up.api_version} profile {up.name!r}, imported by ruleset"
+    data["kubernetesVersion"] = release
     if up.percentage_of_nodes_to_score is not None:
         data["percentageOfNodesToScore"] = up.percentage_of_nodes_to_score
     data["plugins"] = plugins
@@ -192,9 +240,34 @@ def translate(up: UpstreamProfile, registry: PluginRegistry) -> ImportedProfile:
         f"({up.api_version}, mapped as kube-scheduler {up.release}'s legacy registry maps it)."
         if up.api_version.startswith("Policy")
         else f"({up.api_version}, merged with the kube-scheduler {up.release} defaults).",
+        f"Runs as Kubernetes {release}: {_why_release(up, release)}.",
     ]
     header.extend(summarize(issues, (LOSSY, DROPPED, NOTE)))
     return ImportedProfile(name=data["name"], data=data, header=header, issues=issues, where=where)
+
+
+def _why_release(up: UpstreamProfile, release: str) -> str:
+    api = api_of(up)
+    if release == import_release(api):
+        return f"the newest release that reads {'a Policy' if api == 'Policy' else api}"
+    return "as asked"
+
+
+def _a_default(up: UpstreamProfile, name: str) -> bool:
+    api = VERSIONS.get(api_of(up))
+    return api is not None and any(name == n for items in api.defaults.values() for n, _ in items)
+
+
+def _removed(registry: PluginRegistry, name: str, target: Target) -> bool:
+    cls = registry.get(name)
+    removed = getattr(cls, "removed_in", None)
+    return removed is not None and target.at_least(removed)
+
+
+def _not_yet(registry: PluginRegistry, name: str, target: Target) -> bool:
+    cls = registry.get(name)
+    introduced = getattr(cls, "introduced_in", None)
+    return introduced is not None and not target.at_least(introduced)
 
 
 def _strategy_problems(strategy: Any) -> list[tuple[str, str]]:
@@ -251,6 +324,8 @@ def _map_name(
     if upstream_name == "NodeResourcesFit" and up.release >= "1.22" and point in ("preScore", "score"):
         if strategy is None:
             return None
+        if strategy == "NodeResourcesFit":
+            return registry.canonical_name(strategy)
         upstream_name = strategy
     name = RENAMED.get(upstream_name, upstream_name)
     cls = registry.get(name)
@@ -337,9 +412,23 @@ def _plugin_args(
     cls: Any,
     schema: dict[str, Any],
     report: Any,
+    scores: bool = False,
+    target: Target | None = None,
 ) -> dict[str, Any] | None:
     raw: dict[str, Any] | None
-    if up.release >= "1.22" and name == strategy and upstream_name == "NodeResourcesFit":
+    if name == strategy == "NodeResourcesFit":
+        # Fit scores itself: its scoringStrategy, upstream's defaulting applied, beside its own args.
+        raw = dict(up.args.get("NodeResourcesFit") or {})
+        fit = raw.pop("scoringStrategy", None) or {}
+        if scores:
+            kind = fit.get("type") or "LeastAllocated"
+            out_strategy: dict[str, Any] = {"type": kind, "resources": _resources(fit.get("resources"))}
+            if kind == "RequestedToCapacityRatio":
+                rtcr = fit.get("requestedToCapacityRatio") or {}
+                out_strategy["requestedToCapacityRatio"] = {"shape": rtcr.get("shape") or []}
+            if out_strategy != {"type": "LeastAllocated", "resources": DEFAULT_RESOURCES}:
+                raw["scoringStrategy"] = out_strategy
+    elif up.release >= "1.22" and name == strategy and upstream_name == "NodeResourcesFit":
         fit = (up.args.get("NodeResourcesFit") or {}).get("scoringStrategy") or {}
         raw = {"resources": _resources(fit.get("resources"))}
         if name == "RequestedToCapacityRatio":
@@ -372,7 +461,9 @@ def _plugin_args(
     out: dict[str, Any] = {}
     for key, value in raw.items():
         default = UPSTREAM_ONLY_DEFAULTS.get((upstream_name, key))
-        if default is not None or (upstream_name, key) in UPSTREAM_ONLY_DEFAULTS:
+        if key in properties:
+            pass  # ruleset's plugin has the arg (BalancedAllocation's resources from 1.22)
+        elif default is not None or (upstream_name, key) in UPSTREAM_ONLY_DEFAULTS:
             if value != default:
                 report(
                     LOSSY,
@@ -386,9 +477,15 @@ def _plugin_args(
         out[key] = value
     try:
         parsed, problems = check_plugin_args(cls, out)
-        defaults = cls.args_with_defaults({})
-        if not problems and cls.args_to_dict(parsed) == defaults:
+        # The v1.20 defaults, and the release's own where they differ (``defaults_for``).
+        release_defaults = getattr(cls, "defaults_for", None)
+        newer = release_defaults(target) if release_defaults is not None and target is not None else {}
+        if not problems and cls.args_to_dict(parsed) in (cls.args_with_defaults({}),
+                                                         cls.args_with_defaults(newer)):
             return None
+        for key, value in newer.items():  # an arg at the release's default says nothing
+            if out.get(key) == value:
+                del out[key]
     except Exception:  # args the plugin cannot read are reported by validation
         pass
     return out or None

@@ -27,12 +27,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ruleset.framework.points import POINT_KEYS
+from ruleset.kversion import NEWEST, KubeVersion
 
 GROUP = "kubescheduler.config.k8s.io"
 
-#: Extension points in cycle order, as KubeSchedulerConfiguration spells them.
-#: ``preEnqueue`` (v1 only) comes first; the rest are the framework's own points.
-ALL_POINTS = ("preEnqueue", *POINT_KEYS)
+#: Extension points in cycle order, as KubeSchedulerConfiguration spells them
+#: (``preEnqueue``, v1 only, first; it is one of the framework's points too).
+ALL_POINTS = tuple(dict.fromkeys(("preEnqueue", *POINT_KEYS)))
 
 PluginSet = dict[str, list[tuple[str, int | None]]]
 
@@ -372,6 +373,33 @@ VERSIONS: dict[str, APIVersion] = {
 
 #: The versions ``ruleset export`` writes.
 EXPORT_VERSIONS = ("v1beta1", "v1")
+
+#: The kube-scheduler releases that read each configuration API (first, last), clamped to the
+#: releases ruleset models (1.20 to 1.35): v1alpha1 and v1alpha2 were gone by 1.20 and are read
+#: as 1.20; v1beta1 1.19-1.22 (removed in 1.23, PR #104782); v1beta2 1.22-1.27 (removed in
+#: 1.28, PR #117649); v1beta3 1.23-1.28 (removed in 1.29, PR #119994); v1 from 1.25; the
+#: legacy Policy until 1.22 (removed with v1beta1 in 1.23).
+SERVED: dict[str, tuple[str, str]] = {
+    "v1alpha1": ("1.20", "1.20"),
+    "v1alpha2": ("1.20", "1.20"),
+    "v1beta1": ("1.20", "1.22"),
+    "v1beta2": ("1.22", "1.27"),
+    "v1beta3": ("1.23", "1.28"),
+    "v1": ("1.25", str(NEWEST)),
+    "Policy": ("1.20", "1.22"),
+}
+
+
+def served(api: str) -> tuple[KubeVersion, KubeVersion]:
+    """The releases (first, last) that read configuration API ``api`` (a :data:`SERVED` key)."""
+    first, last = SERVED[api]
+    return KubeVersion.parse(first), KubeVersion.parse(last)
+
+
+def import_release(api: str) -> str:
+    """The release ``ruleset import`` gives a profile of configuration API ``api`` when not told
+    one: the newest that read it."""
+    return SERVED[api][1]
 
 
 def version(name: str) -> APIVersion | None:

@@ -51,6 +51,10 @@ class NodeLabel(Plugin):
     """Requires (Filter) or prefers (Score) nodes by which label keys they carry or lack."""
 
     name = "NodeLabel"
+    # kubescheduler.config.k8s.io/v1beta2 (1.22) refuses it; v1beta1, the last API that takes it,
+    # and the plugin itself (PR #105906) are gone in 1.23.
+    removed_in = "1.23"
+    replaced_by = "NodeAffinity (a nodeSelector or node affinity on the pods)"
     Args = NodeLabelArgs
 
     @classmethod

@@ -222,6 +222,9 @@ class NodePreferAvoidPods(Plugin):
     or ReplicaSet, 100 the others (Score)."""
 
     name = "NodePreferAvoidPods"
+    # Out of the v1beta2 defaults and refused by v1beta2 (1.22); no API 1.23 serves takes it.
+    removed_in = "1.23"
+    replaced_by = "taints with effect PreferNoSchedule (TaintToleration)"
 
     @hookimpl
     def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:

@@ -137,6 +137,10 @@ class SelectorSpread(Plugin):
 
     name = NAME
     aliases = ("ServiceSpreading",)
+    # Refused by kubescheduler.config.k8s.io/v1 (1.25) but allowed by v1beta3 until the plugin was
+    # removed (PR #117720, 1.29).
+    removed_in = "1.29"
+    replaced_by = "PodTopologySpread (its system default constraints spread the same pods)"
     Args = SelectorSpreadArgs
 
     @classmethod

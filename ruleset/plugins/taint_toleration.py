@@ -3,7 +3,11 @@
 Filter: of the node's taints with effect NoSchedule or NoExecute, the first one (in node
 order) that no toleration of the pod tolerates rejects the node with
 UnschedulableAndUnresolvable ``node(s) had taint {<key>: <value>}, that the pod didn't
-tolerate`` (v1.20 text; an empty value prints as ``{key: }``).
+tolerate`` (v1.20 text; an empty value prints as ``{key: }``). The text is the target
+release's: ``node(s) had untolerated taint {<key>: <value>}`` from 1.24 (upstream PR
+#109119), ``node(s) had untolerated taint(s)`` from 1.35 (PR #134740: taint keys and
+values may be sensitive, so they left the pod's status; also cherry-picked into 1.34
+patch releases, which ruleset does not model separately).
 
 PreScore keeps the pod's tolerations with effect "" or PreferNoSchedule. Score counts the
 node's PreferNoSchedule taints that none of those tolerate; NormalizeScore is
@@ -21,12 +25,23 @@ the nodes that have a NoSchedule or NoExecute taint.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ruleset import MAX_NODE_SCORE, Code, CycleState, FilterResult, NodeSet, Plugin, Snapshot, hookimpl
+from ruleset import (
+    MAX_NODE_SCORE,
+    Code,
+    CycleState,
+    FilterResult,
+    Handle,
+    NodeSet,
+    Plugin,
+    Snapshot,
+    hookimpl,
+    switch,
+)
 from ruleset.api.pod import Pod, Toleration
 from ruleset.plugins.helper.normalize import default_normalize_score
 
@@ -38,9 +53,33 @@ NO_EXECUTE = "NoExecute"
 PREFER_NO_SCHEDULE = "PreferNoSchedule"
 
 
+_REFERENCE = "pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go"
+#: Filter's reason names the taint more compactly (PR #109119).
+REASON_UNTOLERATED = switch(
+    "TaintToleration.reason-untolerated-taint", "1.24",
+    "Filter reason \"node(s) had untolerated taint {key: value}\" "
+    "(was \"node(s) had taint {key: value}, that the pod didn't tolerate\")", _REFERENCE)
+#: Filter's reason no longer names the taint (PR #134740; also in 1.34 patch releases).
+REASON_GENERIC = switch(
+    "TaintToleration.reason-generic", "1.35",
+    "Filter reason \"node(s) had untolerated taint(s)\", without the taint's key and value", _REFERENCE)
+
+#: The 1.35 reason: one text whatever the taint.
+ERR_REASON_GENERIC = "node(s) had untolerated taint(s)"
+
+
 def err_reason_untolerated(key: str, value: str) -> str:
     """The v1.20 Filter reason, ``fmt.Sprintf("node(s) had taint {%s: %s}, ...", key, value)``."""
     return f"node(s) had taint {{{key}: {value}}}, that the pod didn't tolerate"
+
+
+def err_reason_untolerated_v124(key: str, value: str) -> str:
+    """The 1.24-1.34 Filter reason, ``fmt.Sprintf("node(s) had untolerated taint {%s: %s}", ...)``."""
+    return f"node(s) had untolerated taint {{{key}: {value}}}"
+
+
+def _err_reason_generic(key: str, value: str) -> str:
+    return ERR_REASON_GENERIC
 
 
 class _Codes:
@@ -149,6 +188,14 @@ class TaintToleration(Plugin):
 
     name = NAME
 
+    def __init__(self, args: object = None, handle: Handle | None = None):
+        super().__init__(args, handle)
+        target = self.handle.target
+        self._reason: Callable[[str, str], str] = (
+            _err_reason_generic if target.has(REASON_GENERIC)
+            else err_reason_untolerated_v124 if target.has(REASON_UNTOLERATED)
+            else err_reason_untolerated)
+
     @hookimpl
     def ruleset_filter(self, pod: Pod, nodes: NodeSet) -> FilterResult | None:
         table = taint_table(nodes.snapshot)
@@ -169,7 +216,7 @@ class TaintToleration(Plugin):
         seen[first] = True
         culprits = np.flatnonzero(seen).tolist()
         reasons: list[tuple[str, ...]] = [()]
-        reasons += [(err_reason_untolerated(table.keys[t], table.values[t]),) for t in culprits]
+        reasons += [(self._reason(table.keys[t], table.values[t]),) for t in culprits]
         failing = tainted[fails]
         reason_index = np.zeros(len(nodes), dtype=np.int32)
         reason_index[failing] = seen.cumsum()[first]  # the k-th culprit (from 1) is reasons[k]

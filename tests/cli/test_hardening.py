@@ -52,7 +52,8 @@ def in_tmp(tmp_path, monkeypatch):
     pytest.param(["validate", "x" * 300 + ".toml"], f"error: {'x' * 300}.toml: File name too long\n",
                  id="name-too-long"),
     pytest.param(["schedule", "--profile", "p\0.toml"], "error: p\\x00.toml: no such profile file, and no "
-                 "bundled profile of that name (bundled: cluster-autoscaler, default, legacy-policy)\n",
+                 "bundled profile of that name (bundled: cluster-autoscaler, cluster-autoscaler-1.35, default, "
+                 "default-1.20, legacy-policy)\n",
                  id="profile-nul"),
     pytest.param(["import", "c\0.yaml"], "error: c\\x00.yaml: no such file\n", id="import-nul"),
     pytest.param(["export", "default", "-o", "x\0.yaml"], "error: x\\x00.yaml: a path cannot contain a NUL byte\n",
@@ -72,7 +73,7 @@ def test_a_symlink_loop_is_no_such_file(capsys, in_tmp):
 def test_a_fifo_in_a_validated_folder_is_skipped_with_a_note(capsys, in_tmp):
     (in_tmp / "d").mkdir()
     os.mkfifo(in_tmp / "d" / "a.toml")
-    (in_tmp / "d" / "b.toml").write_text('name = "b"\n')
+    (in_tmp / "d" / "b.toml").write_text('name = "b"\nkubernetesVersion = "1.20"\n')
     assert run(capsys, "validate", "d") == (
         0, "1 file checked, 0 invalid, 0 errors, 0 warnings\n", "warning: d/a.toml: skipped: not a regular file\n")
 
@@ -266,21 +267,23 @@ def test_junit_stays_valid_xml(capsys):
 PROBE = "kind: Pod\nmetadata: {name: probe, namespace: default}\nspec: {containers: [{name: c}]}\n"
 
 
+# The pinned lines are the v1.20 default profile's (named, as the bundled "default" is now the
+# newest release's).
 @pytest.mark.parametrize(("argv", "expected"), [
-    pytest.param(["score"], {
-        0: "pod shop/payments-9f7c-p0  profile default",
+    pytest.param(["score", "--profile", "default-1.20"], {
+        0: "pod shop/payments-9f7c-p0  profile default-1.20",
         5: "   20  NodeResourcesFit   Insufficient cpu                                                   "
            "gp-a-0, gp-a-1, gp-a-2, ...",
     }, id="score-unschedulable"),
-    pytest.param(["score", "--pod", "probe.yaml"], {
-        0: "pod default/probe  profile default",
+    pytest.param(["score", "--profile", "default-1.20", "--pod", "probe.yaml"], {
+        0: "pod default/probe  profile default-1.20",
         11: "gp-c-4   100 (0)        0  100 (0)         0        98         0          97        100  1000495"
             "  <- selected",
         29: "  Spread      PodTopologySpread x2",
         36: "  TOTAL       the sum of weight x normalized score",
     }, id="score-selected"),
-    pytest.param(["schedule"], {
-        0: "profile default: 10 pending pods",
+    pytest.param(["schedule", "--profile", "default-1.20"], {
+        0: "profile default-1.20: 10 pending pods",
         4: "cpu              48.8%  ->   56.8%  96.5 / 170 cores",
         28: "shop/web-7d9f8c6b5-p0  ->  gp-c-4   1000483",
     }, id="schedule"),

@@ -73,15 +73,18 @@ def test_invalid_configuration_exits_1_even_with_allow_lossy(tmp_path, capsys):
 KSC = "kind: KubeSchedulerConfiguration\napiVersion: kubescheduler.config.k8s.io/"
 
 
-@pytest.mark.parametrize("config,expected", [
-    pytest.param(KSC + "v1beta1\n", [("default.toml", "default-scheduler")], id="no-profiles"),
-    pytest.param(KSC + "v1\nprofiles:\n- plugins: {}\n", [("default.toml", "default-scheduler")],
+# Each with the release import gives it (the newest that read its apiVersion) and the API export
+# then writes (the one that release reads).
+@pytest.mark.parametrize("config,expected,release,api", [
+    pytest.param(KSC + "v1beta1\n", [("default.toml", "default-scheduler")], "1.22", "v1beta1", id="no-profiles"),
+    pytest.param(KSC + "v1\nprofiles:\n- plugins: {}\n", [("default.toml", "default-scheduler")], "1.35", "v1",
                  id="one-profile-naming-none"),
     pytest.param(KSC + "v1\nprofiles:\n- schedulerName: batch\n- schedulerName: gpu-scheduler\n",
-                 [("batch.toml", "batch"), ("gpu-scheduler.toml", "gpu-scheduler")], id="named"),
-    pytest.param(KSC + "v1alpha1\nschedulerName: legacy\n", [("legacy.toml", "legacy")], id="v1alpha1-top-level"),
+                 [("batch.toml", "batch"), ("gpu-scheduler.toml", "gpu-scheduler")], "1.35", "v1", id="named"),
+    pytest.param(KSC + "v1alpha1\nschedulerName: legacy\n", [("legacy.toml", "legacy")], "1.20", "v1beta1",
+                 id="v1alpha1-top-level"),
 ])
-def test_each_written_profile_serves_its_scheduler_name(tmp_path, capsys, config, expected):
+def test_each_written_profile_serves_its_scheduler_name(tmp_path, capsys, config, expected, release, api):
     source = tmp_path / "config.yaml"
     source.write_text(config)
     out = tmp_path / "out"
@@ -89,10 +92,12 @@ def test_each_written_profile_serves_its_scheduler_name(tmp_path, capsys, config
     written = sorted((p.name, tomllib.loads(p.read_text())) for p in out.iterdir())
     assert [(name, data["schedulerName"]) for name, data in written] == expected
     assert all(data["name"] == data["schedulerName"] for _, data in written)
+    assert [data["kubernetesVersion"] for _, data in written] == [release] * len(expected)
     capsys.readouterr()
     # ... which export writes back: the round trip keeps every name.
-    assert main(["export", *(str(out / name) for name, _ in expected), "--api-version", "v1", "--allow-lossy"]) == 0
+    assert main(["export", *(str(out / name) for name, _ in expected), "--allow-lossy"]) == 0
     document = yaml.safe_load(capsys.readouterr().out)
+    assert document["apiVersion"] == f"kubescheduler.config.k8s.io/{api}"
     assert [p["schedulerName"] for p in document["profiles"]] == [name for _, name in expected]
 
 

@@ -58,7 +58,7 @@ def test_json_contract(tmp_path, capsys):
                                       "reasons": ["node(s) didn't have the requested labels"]},
              "scores": {}, "total": None, "scored": False},
         ],
-        "selected": "n1", "message": None, "preemption": None, "pluginProblems": [],
+        "selected": "n1", "message": None, "preemption": None, "pluginProblems": [], "ignoredPodFields": [],
     }
 
 

@@ -81,7 +81,7 @@ def test_json_has_a_per_rule_breakdown_inside_the_rules_entry(tmp_path, capsys):
              "scores": {"Rules": {"raw": 100, "score": 16, "weight": 1, "weighted": 16,
                                   "rules": {"databases-on-ssd": rule(False, 5), "zone-a": rule(True, 1)}}}},
         ],
-        "selected": "n1", "message": None, "preemption": None, "pluginProblems": [],
+        "selected": "n1", "message": None, "preemption": None, "pluginProblems": [], "ignoredPodFields": [],
     }
 
 

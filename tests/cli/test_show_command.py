@@ -106,9 +106,36 @@ def test_toml_is_a_flattened_profile_that_builds_the_same_framework(name, tmp_pa
     original = Framework(load_profile(name), registry)
     flattened = Framework(load_profile(saved), registry)
     assert tables(flattened) == tables(original)
+    assert flattened.profile.target == original.profile.target
     assert {n: c.args for n, c in flattened.configs.items()} == {
-        n: type(original.plugins[n]).args_to_dict(type(original.plugins[n]).parse_args(c.args))
+        n: with_defaults(type(original.plugins[n]), c.args, original.profile.target)
         for n, c in original.configs.items()}
+
+
+def with_defaults(cls, args, target):
+    """``args`` with every default filled in, those of ``target``'s release (``defaults_for``) too,
+    without the args that release does not have (``args_not_in``)."""
+    release = cls.defaults_for(target) if hasattr(cls, "defaults_for") else {}
+    hidden = cls.args_not_in(target) if hasattr(cls, "args_not_in") else frozenset()
+    filled = cls.args_to_dict(cls.parse_args({**release, **args}))
+    return {key: value for key, value in filled.items() if key not in hidden}
+
+
+CPU_MEMORY = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]
+
+
+# (balanceAttachedNodeVolumes, a 1.20/1.21 arg, is not shown from 1.22 on: args_not_in.)
+@pytest.mark.parametrize(("name", "version", "fit", "balanced"), [
+    pytest.param("default-1.20", "1.20", {"ignoredResources": [], "ignoredResourceGroups": []}, None, id="1.20"),
+    pytest.param("default", "1.35", {"ignoredResources": [], "ignoredResourceGroups": [], "scoringStrategy": {
+        "type": "LeastAllocated", "resources": CPU_MEMORY}}, CPU_MEMORY, id="1.35"),
+])
+def test_release_dependent_default_args_are_filled(capsys, name, version, fit, balanced):
+    document = json.loads(run(capsys, name, "-o", "json")[1])
+    plugins = {p["name"]: p["args"] for p in document["plugins"]}
+    assert (document["kubernetesVersion"], document["featureGates"]) == (version, {})
+    assert (plugins["NodeResourcesFit"], plugins["NodeResourcesBalancedAllocation"].get("resources")) == (
+        fit, balanced)
 
 
 def test_toml_of_a_profile_with_rules_round_trips(child, capsys, tmp_path):
@@ -152,6 +179,7 @@ weight = 3
         "profile aliases",
         "files: p.toml",
         "schedulerName: legacy",
+        "kubernetesVersion: 1.20",
         "percentageOfNodesToScore: 0 (adaptive)",
         "",
         "extension points, in run order:",
@@ -171,6 +199,7 @@ weight = 3
         "profile p",
         "files: p.toml",
         "schedulerName: default-scheduler",
+        "kubernetesVersion: 1.20",
         "percentageOfNodesToScore: 0 (adaptive)",
         "",
         "extension points, in run order:",
@@ -189,6 +218,7 @@ weight = 3
         "profile p",
         "files: p.toml extends base.toml",
         "schedulerName: legacy",
+        "kubernetesVersion: 1.20",
         "percentageOfNodesToScore: 0 (adaptive)",
         "",
         "extension points, in run order:",

@@ -19,7 +19,7 @@ SARIF_SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "validate" / "s
 
 BAD = """\
     name = "web"
-
+    kubernetesVersion = "1.20"
     [plugins.NodeLabl]
     weight = 2
 
@@ -28,13 +28,13 @@ BAD = """\
     """
 WARNS = """\
     name = "warns"
-
+    kubernetesVersion = "1.20"
     [plugins.NodeName]
     weight = 3
     """
 GOOD = """\
     name = "good"
-
+    kubernetesVersion = "1.20"
     [plugins.NodeResourcesFit]
     """
 
@@ -122,7 +122,7 @@ def test_a_missing_file_in_json(tree, capsys):
     assert document["summary"] == {"files": 2, "invalid": 1, "errors": 1, "warnings": 1, "pluginProblems": 0}
 
 
-SAME = 'name = "{name}"\nschedulerName = "shared"\n'
+SAME = 'name = "{name}"\nschedulerName = "shared"\nkubernetesVersion = "1.20"\n'
 DEFAULTED = "this profile serves it by default: set schedulerName to serve another"
 
 
@@ -131,11 +131,11 @@ DEFAULTED = "this profile serves it by default: set schedulerName to serve anoth
         'b.toml:2:17: error: schedulerName: Duplicate value: "shared" (also the schedulerName of a.toml:2:17) '
         "[duplicate-scheduler-name]",
         "2 files checked, 1 invalid, 1 error, 0 warnings"], 1, id="written"),
-    pytest.param({"a": 'name = "a"\n', "b": 'name = "b"\n'}, ["--one-scheduler", "a.toml", "b.toml"], [
+    pytest.param({"a": 'name = "a"\nkubernetesVersion = "1.20"\n', "b": 'name = "b"\nkubernetesVersion = "1.20"\n'}, ["--one-scheduler", "a.toml", "b.toml"], [
         'b.toml:1:1: error: schedulerName: Duplicate value: "default-scheduler" (also the schedulerName of '
         f"a.toml, by default); {DEFAULTED} [duplicate-scheduler-name]",
         "2 files checked, 1 invalid, 1 error, 0 warnings"], 1, id="defaulted"),
-    pytest.param({"a": SAME, "b": 'name = "b"\nschedulerName = "other"\n'}, ["--one-scheduler", "a.toml", "b.toml"],
+    pytest.param({"a": SAME, "b": 'name = "b"\nschedulerName = "other"\nkubernetesVersion = "1.20"\n'}, ["--one-scheduler", "a.toml", "b.toml"],
                  ["2 files checked, 0 invalid, 0 errors, 0 warnings"], 0, id="distinct"),
     # Without --one-scheduler the files are alternatives (a folder of drop-in profiles): not an error.
     pytest.param({"a": SAME, "b": SAME}, ["a.toml", "b.toml"],
@@ -185,7 +185,7 @@ def test_hidden_folders_are_skipped(tree, capsys):
 
 
 def test_duplicate_profile_names_across_files(tree, capsys):
-    (tree / "profiles" / "zz.toml").write_text('# same name\nname = "good"\n')
+    (tree / "profiles" / "zz.toml").write_text('# same name\nname = "good"\nkubernetesVersion = "1.20"\n')
     code, out, _ = run(capsys, "profiles/good.toml", "profiles/zz.toml")
     assert code == 1
     assert out.splitlines()[0] == ('profiles/zz.toml:2:8: error: name: Duplicate value: "good" '

@@ -23,8 +23,14 @@ def refused(profile, version="v1beta1", registry=None):
     return {i.item: i.reason for i in exc.value.issues}
 
 
+def test_the_1_35_default_is_v1_s_default_configuration():
+    doc = export_profiles([load_profile("default")], "v1").document
+    assert doc == {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                   "profiles": [{"schedulerName": "default-scheduler"}]}
+
+
 def test_default_profile_keeps_filter_and_defaults_it_does_not_model():
-    doc = export_profiles([load_profile("default")], "v1beta1").document
+    doc = export_profiles([load_profile("default-1.20")], "v1beta1").document
     assert doc["apiVersion"] == "kubescheduler.config.k8s.io/v1beta1"
     [profile] = doc["profiles"]
     assert profile["schedulerName"] == "default-scheduler"
@@ -46,7 +52,7 @@ def test_args_are_written_with_kubernetes_names(tmp_path):
         """
 name = "web"
 percentageOfNodesToScore = 40
-extends = "default"
+extends = "default-1.20"
 [plugins.NodeLabel]
 args = { presentLabels = ["zone"], presentLabelsPreference = ["ssd"] }
 [plugins.PodTopologySpread]
@@ -67,8 +73,7 @@ args = { defaultingType = "List" }
         [
             load(
                 tmp_path,
-                'name = "w"\npercentageOfNodesToScore = 40\nextends = "default"\n'
-                "[plugins.NodePreferAvoidPods]\nenabled = false\n",
+                'name = "w"\npercentageOfNodesToScore = 40\nextends = "default"\n',
             )
         ],
         "v1",
@@ -82,7 +87,7 @@ def test_rules_and_extension_args_are_refused(tmp_path):
         tmp_path,
         """
 name = "x"
-extends = "default"
+extends = "default-1.20"
 [plugins.SelectorSpread]
 args = { zoneWeighting = 0.5 }
 [plugins.NodeResourcesBalancedAllocation]
@@ -108,7 +113,7 @@ require = "gpu=true"
 def test_default_extension_args_are_not_refused(tmp_path):
     profile = load(
         tmp_path,
-        'name = "x"\nextends = "default"\n[plugins.SelectorSpread]\n'
+        'name = "x"\nextends = "default-1.20"\n[plugins.SelectorSpread]\n'
         "args = { zoneWeighting = 0.6666666666666666 }\n",
     )
     assert export_profiles([profile], "v1beta1").issues == []
@@ -134,12 +139,15 @@ def test_plugins_outside_the_in_tree_registry_are_refused(tmp_path):
     assert set(reasons) == {"plugin PreferSpot", "plugin EqualPriority", "plugin NodeResourceLimits"}
     assert "third-party" in reasons["plugin PreferSpot"]
     assert "never a framework plugin" in reasons["plugin EqualPriority"]
-    assert set(refused(profile, "v1", registry)) == {
-        "plugin PreferSpot",
-        "plugin EqualPriority",
-        "plugin NodeResourceLimits",
-        "plugin NodeLabel",
-    }
+    # At 1.35 NodeLabel is gone from the profile itself (refused when it loads).
+    v1 = load(
+        tmp_path,
+        'name = "x"\nkubernetesVersion = "1.35"\n[plugins.PreferSpot]\n[plugins.EqualPriority]\n'
+        "[plugins.NodeResourceLimits]\n",
+        registry,
+    )
+    assert set(refused(v1, "v1", registry)) == {"plugin PreferSpot", "plugin EqualPriority",
+                                                "plugin NodeResourceLimits"}
 
 
 def test_v1_scoring_strategy(tmp_path):
@@ -147,10 +155,10 @@ def test_v1_scoring_strategy(tmp_path):
         tmp_path,
         """
 name = "pack"
+kubernetesVersion = "1.34"
 [plugins.NodeResourcesFit]
-[plugins.NodeResourcesMostAllocated]
 weight = 4
-args = { resources = [{ name = "cpu", weight = 2 }] }
+args = { scoringStrategy = { type = "MostAllocated", resources = [{ name = "cpu", weight = 2 }] } }
 """,
     )
     doc = export_profiles([profile], "v1").document

@@ -1,12 +1,16 @@
 """Importing real, published configurations (tests/kubeconfig/fixtures, each citing its source).
 
-Every expected profile below is exact: plugin order, weights, points and args.
+Every expected profile below is exact: plugin order, weights, points and args, and the release
+it targets: the newest that read its apiVersion (v1alpha1 1.20, v1beta1 1.22, v1beta2 1.27,
+v1beta3 1.28, v1 1.35, a Policy 1.22). From 1.23 NodeResourcesFit scores by its
+scoringStrategy; at 1.22 it could score too, so a v1beta1 profile says it does not.
 """
 
 import json
 
 import pytest
 
+from ruleset.errors import RulesetError
 from ruleset.kubeconfig.importer import check_imported, import_config
 from ruleset.kubeconfig.model import DROPPED, LOSSY, NOTE
 from ruleset.pluginmanager import load_registry
@@ -40,8 +44,15 @@ DEFAULT_1_20 = {
     "NodePreferAvoidPods": {"weight": 10000},
     "DefaultBinder": {},
 }
-# kube-scheduler 1.28's default profile (v1, multiPoint): new weights, NodeResourcesFit's
-# LeastAllocated Score next to it, no NodePreferAvoidPods, SchedulingGates dropped.
+# The same read as kube-scheduler 1.22 reads v1beta1: NodeResourcesFit does not score.
+DEFAULT_V1BETA1 = {k: ({"points": ["filter"]} if k == "NodeResourcesFit" else v) for k, v in DEFAULT_1_20.items()}
+# v1beta2's defaults (1.22): NodeResourcesFit scores (LeastAllocated), no NodePreferAvoidPods.
+DEFAULT_V1BETA2 = {
+    k: ({"weight": 1} if k == "NodeResourcesFit" else v)
+    for k, v in DEFAULT_1_20.items()
+    if k not in ("NodeResourcesLeastAllocated", "NodePreferAvoidPods")
+}
+# v1beta3's defaults (multiPoint, 1.23): new weights; NodeResourcesFit scores itself.
 DEFAULT_1_28 = {
     "PrioritySort": {},
     "NodeUnschedulable": {},
@@ -49,8 +60,7 @@ DEFAULT_1_28 = {
     "TaintToleration": {"weight": 3},
     "NodeAffinity": {"weight": 2},
     "NodePorts": {},
-    "NodeResourcesFit": {},
-    "NodeResourcesLeastAllocated": {"weight": 1},
+    "NodeResourcesFit": {"weight": 1},
     "PodTopologySpread": {"weight": 2},
     "InterPodAffinity": {"weight": 2},
     "DefaultPreemption": {},
@@ -58,14 +68,18 @@ DEFAULT_1_28 = {
     "ImageLocality": {"weight": 1},
     "DefaultBinder": {},
 }
+# kube-scheduler 1.35's default profile (v1): SchedulingGates too, as the bundled default.
+DEFAULT_1_35 = {"SchedulingGates": {}, **DEFAULT_1_28}
+RELEASE = {"v1alpha1": "1.20", "v1beta1": "1.22", "v1beta2": "1.27", "v1beta3": "1.28", "v1": "1.35"}
 NO_SCORE = {
+    "SchedulingGates": {},
     "PrioritySort": {},
     "NodeUnschedulable": {},
     "NodeName": {},
     "TaintToleration": {"points": ["filter"]},
     "NodeAffinity": {"points": ["filter"]},
     "NodePorts": {},
-    "NodeResourcesFit": {},
+    "NodeResourcesFit": {"points": ["filter"]},
     "PodTopologySpread": {"points": ["filter"]},
     "InterPodAffinity": {"points": ["filter"]},
     "DefaultPreemption": {},
@@ -89,6 +103,7 @@ def profile(name, api, plugins, **extra):
         "name": name,
         "schedulerName": name,
         "description": f"kubescheduler.config.k8s.io/{api} profile {name!r}, imported by ruleset",
+        "kubernetesVersion": RELEASE[api],
         **extra,
         "plugins": plugins,
     }
@@ -96,10 +111,10 @@ def profile(name, api, plugins, **extra):
 
 CASES = {
     "simulator-default-v1.yaml": [
-        profile("default-scheduler", "v1", DEFAULT_1_28, percentageOfNodesToScore=0)
+        profile("default-scheduler", "v1", DEFAULT_1_35, percentageOfNodesToScore=0)
     ],
     "docs-multiple-profiles-v1.yaml": [
-        profile("default-scheduler", "v1", DEFAULT_1_28),
+        profile("default-scheduler", "v1", DEFAULT_1_35),
         profile("no-scoring-scheduler", "v1", NO_SCORE),
     ],
     "docs-multipoint-disabled-score-v1.yaml": [profile("non-multipoint-scheduler", "v1", NO_SCORE)],
@@ -110,10 +125,9 @@ CASES = {
             {
                 **{
                     k: v
-                    for k, v in DEFAULT_1_28.items()
+                    for k, v in DEFAULT_1_35.items()
                     if k
                     not in (
-                        "NodeResourcesLeastAllocated",
                         "PodTopologySpread",
                         "InterPodAffinity",
                         "DefaultPreemption",
@@ -124,7 +138,6 @@ CASES = {
                 },
                 # PodTopologySpread disabled at Score only: it still runs at PreFilter, Filter and PreScore.
                 "PodTopologySpread": {"points": ["filter", "preScore"]},
-                "NodeResourcesLeastAllocated": {"weight": 1},
                 "InterPodAffinity": {"weight": 2},
                 "DefaultPreemption": {},
                 "NodeResourcesBalancedAllocation": {"weight": 1},
@@ -137,65 +150,35 @@ CASES = {
         profile(
             "default-scheduler",
             "v1beta2",
-            {
-                **{
-                    k: v
-                    for k, v in DEFAULT_1_20.items()
-                    if k not in ("NodeResourcesLeastAllocated", "NodePreferAvoidPods", "DefaultBinder")
-                },
-                "NodeResourcesMostAllocated": {
-                    "weight": 1,
-                    "args": {"resources": [{"name": "cpu", "weight": 1}]},
-                },
-                "DefaultBinder": {},
-            },
+            replace(DEFAULT_V1BETA2, "NodeResourcesFit", {"weight": 1, "args": {"scoringStrategy": {
+                "type": "MostAllocated", "resources": [{"name": "cpu", "weight": 1}]}}}),
         )
     ],
     "docs-bin-packing-most-allocated-v1.yaml": [
         profile(
             "default-scheduler",
             "v1",
-            {
-                ("NodeResourcesMostAllocated" if k == "NodeResourcesLeastAllocated" else k): (
-                    {
-                        "weight": 1,
-                        "args": {
-                            "resources": [
-                                {"name": "cpu", "weight": 1},
-                                {"name": "memory", "weight": 1},
-                                {"name": "intel.com/foo", "weight": 3},
-                                {"name": "intel.com/bar", "weight": 3},
-                            ]
-                        },
-                    }
-                    if k == "NodeResourcesLeastAllocated"
-                    else v
-                )
-                for k, v in DEFAULT_1_28.items()
-            },
+            replace(DEFAULT_1_35, "NodeResourcesFit", {"weight": 1, "args": {"scoringStrategy": {
+                "type": "MostAllocated",
+                "resources": [
+                    {"name": "cpu", "weight": 1},
+                    {"name": "memory", "weight": 1},
+                    {"name": "intel.com/foo", "weight": 3},
+                    {"name": "intel.com/bar", "weight": 3},
+                ],
+            }}}),
         )
     ],
     "docs-bin-packing-rtcr-v1.yaml": [
         profile(
             "default-scheduler",
             "v1",
-            {
-                ("RequestedToCapacityRatio" if k == "NodeResourcesLeastAllocated" else k): (
-                    {
-                        "weight": 1,
-                        "args": {
-                            "resources": [
-                                {"name": "intel.com/foo", "weight": 3},
-                                {"name": "intel.com/bar", "weight": 3},
-                            ],
-                            "shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}],
-                        },
-                    }
-                    if k == "NodeResourcesLeastAllocated"
-                    else v
-                )
-                for k, v in DEFAULT_1_28.items()
-            },
+            replace(DEFAULT_1_35, "NodeResourcesFit", {"weight": 1, "args": {"scoringStrategy": {
+                "type": "RequestedToCapacityRatio",
+                "resources": [{"name": "intel.com/foo", "weight": 3}, {"name": "intel.com/bar", "weight": 3}],
+                "requestedToCapacityRatio": {
+                    "shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]},
+            }}}),
         )
     ],
     "docs-topology-spread-list-v1.yaml": [
@@ -203,7 +186,7 @@ CASES = {
             "default-scheduler",
             "v1",
             replace(
-                DEFAULT_1_28,
+                DEFAULT_1_35,
                 "PodTopologySpread",
                 {"weight": 2, "args": {"defaultConstraints": [ZONE], "defaultingType": "List"}},
             ),
@@ -214,7 +197,7 @@ CASES = {
             "default-scheduler",
             "v1",
             replace(
-                DEFAULT_1_28,
+                DEFAULT_1_35,
                 "PodTopologySpread",
                 {"weight": 2, "args": {"defaultConstraints": [], "defaultingType": "List"}},
             ),
@@ -251,26 +234,18 @@ CASES = {
         profile(
             "my-scheduler",
             "v1beta2",
-            {
-                **{
-                    k: v
-                    for k, v in DEFAULT_1_20.items()
-                    if k not in ("NodeResourcesLeastAllocated", "NodePreferAvoidPods", "DefaultBinder")
-                },
-                "NodeResourcesLeastAllocated": {"weight": 1},
-                "DefaultBinder": {},
-            },
+            DEFAULT_V1BETA2,
         )
     ],
     "deckhouse-v1beta1.yaml": [
         profile(
             "default-scheduler",
             "v1beta1",
-            replace(DEFAULT_1_20, "PodTopologySpread", {"weight": 2, "args": {"defaultConstraints": [ZONE]}}),
+            replace(DEFAULT_V1BETA1, "PodTopologySpread", {"weight": 2, "args": {"defaultConstraints": [ZONE]}}),
         )
     ],
     "scheduler-plugins-noderesourcetopology-configmap-v1beta1.yaml": [
-        profile("topo-aware-scheduler", "v1beta1", DEFAULT_1_20)
+        profile("topo-aware-scheduler", "v1beta1", DEFAULT_V1BETA1)
     ],
     "scheduler-plugins-noderesources-v1beta1.yaml": [
         profile(
@@ -283,7 +258,7 @@ CASES = {
                 "TaintToleration": {"points": ["filter", "preScore"]},
                 "NodeAffinity": {"points": ["filter"]},
                 "NodePorts": {},
-                "NodeResourcesFit": {},
+                "NodeResourcesFit": {"points": ["filter"]},
                 "PodTopologySpread": {"points": ["filter", "preScore"]},
                 "InterPodAffinity": {"points": ["filter", "preScore"]},
                 "DefaultPreemption": {},
@@ -317,7 +292,7 @@ def test_imported_profiles_are_exact(name, fixture):
     for imported in result.profiles:
         assert check_imported(imported, load_registry()) == []
         dropped = {i.item for i in imported.issues if i.severity == DROPPED}
-        assert dropped <= {f"plugin {n}" for n in (*VOLUME, "SchedulingGates")}
+        assert dropped <= {f"plugin {n}" for n in VOLUME}
 
 
 def test_the_configmap_is_found_among_other_objects(fixture):
@@ -341,7 +316,7 @@ def test_the_legacy_policy_json(fixture):
         "NodeName": {},
         "NodePorts": {},
         "NodeAffinity": {"points": ["filter"]},
-        "NodeResourcesFit": {},
+        "NodeResourcesFit": {"points": ["filter"]},
         "TaintToleration": {"points": ["filter"]},
         "DefaultPreemption": {},
         "NodeResourcesBalancedAllocation": {"weight": 1},
@@ -361,3 +336,28 @@ def test_json_configuration(tmp_path, fixture):
     path = tmp_path / "config.json"
     path.write_text(json.dumps(yaml.safe_load(text)))
     assert [p.data for p in import_config(path).profiles] == CASES["docs-multiple-profiles-v1.yaml"]
+
+
+@pytest.mark.parametrize(("asked", "release", "scorer"), [
+    pytest.param(None, "1.27", "NodeResourcesFit", id="newest-reader-1.27"),
+    pytest.param("1.23", "1.23", "NodeResourcesFit", id="1.23-fit-scores-itself"),
+    pytest.param("1.22", "1.22", "NodeResourcesMostAllocated", id="1.22-separate-plugin"),
+])
+def test_kubernetes_version_chooses_the_release(fixture, asked, release, scorer):
+    [p] = import_config(fixture("docs-most-allocated-v1beta2.yaml"), kubernetes_version=asked).profiles
+    assert p.data["kubernetesVersion"] == release
+    assert p.data["plugins"][scorer]["weight"] == 1
+    assert check_imported(p, load_registry()) == []
+
+
+@pytest.mark.parametrize(("asked", "message"), [
+    ("1.28", "Kubernetes 1.28 does not read kubescheduler.config.k8s.io/v1beta2 (read by 1.22 to 1.27): choose a "
+             "release in that range, or leave --kubernetes-version out"),
+    ("1.21", "Kubernetes 1.21 does not read kubescheduler.config.k8s.io/v1beta2 (read by 1.22 to 1.27): choose a "
+             "release in that range, or leave --kubernetes-version out"),
+    ("1.36", "Kubernetes 1.36 is not supported: ruleset models 1.20 to 1.35"),
+])
+def test_a_release_that_did_not_read_the_configuration_is_refused(fixture, asked, message):
+    with pytest.raises(RulesetError) as refused:
+        import_config(fixture("docs-most-allocated-v1beta2.yaml"), kubernetes_version=asked)
+    assert [p.message for p in refused.value.problems] == [message]

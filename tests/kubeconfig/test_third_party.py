@@ -95,7 +95,8 @@ profiles:
       enabled:
       - name: Gang
 """ + GANG_ARGS,
-    # Not in multiPoint: kube-scheduler expands that by the Go plugin's interfaces.
+    # Not in multiPoint: kube-scheduler expands that by the Go plugin's interfaces. The profile
+    # (Kubernetes 1.35) has no SchedulingGates: disabled.
     "v1": HEADER + """\
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -109,6 +110,7 @@ profiles:
       - name: PrioritySort
       - name: DefaultBinder
       disabled:
+      - name: SchedulingGates
       - name: PrioritySort
       - name: NodeName
       - name: NodeAffinity
@@ -139,7 +141,10 @@ def gang(monkeypatch):
     yield from gang_installed(monkeypatch)
 
 
-def load(tmp_path, text, registry):
+def load(tmp_path, text, registry, version="v1beta1"):
+    """The profile, at a release ``version`` expresses (v1beta1: the implicit 1.20; v1: 1.35)."""
+    if version == "v1":
+        text = text.replace("\n", '\nkubernetesVersion = "1.35"\n', 1)
     path = tmp_path / "p.toml"
     path.write_text(text)
     return load_profile(path, registry)
@@ -147,7 +152,7 @@ def load(tmp_path, text, registry):
 
 @pytest.mark.parametrize("version", sorted(EXPECTED))
 def test_kept_with_weight_points_and_args(gang, tmp_path, version):
-    exported = export_profiles([load(tmp_path, GANG, gang)], version, gang, allow_third_party=True)
+    exported = export_profiles([load(tmp_path, GANG, gang, version)], version, gang, allow_third_party=True)
     assert exported.issues == []
     assert exported.third_party == {"Gang": "gang 0.1.0"}
     assert exported.yaml(exported.third_party_lines()) == EXPECTED[version]
@@ -155,7 +160,7 @@ def test_kept_with_weight_points_and_args(gang, tmp_path, version):
 
 @pytest.mark.parametrize("version", ["v1beta1", "v1"])
 def test_refused_without_the_flag_with_the_hint(gang, tmp_path, version):
-    profile = load(tmp_path, GANG, gang)
+    profile = load(tmp_path, GANG, gang, version)
     with pytest.raises(RefusedError) as exc:
         export_profiles([profile], version, gang)
     assert [str(i) for i in exc.value.issues] == [
@@ -184,10 +189,10 @@ def test_one_header_line_per_plugin_over_several_profiles(gang, tmp_path):
 @pytest.mark.parametrize("version", ["v1beta1", "v1"])
 @pytest.mark.parametrize("text", [GANG, MIDDLE], ids=["last", "middle"])
 def test_import_with_the_package_installed_round_trips(gang, tmp_path, version, text):
-    original = load(tmp_path, text, gang)
+    original = load(tmp_path, text, gang, version)
     config = tmp_path / "config.yaml"
     config.write_text(export_profiles([original], version, gang, allow_third_party=True).yaml())
-    result = import_config(config, gang)
+    result = import_config(config, gang, kubernetes_version=str(original.target.version))
     third_party = sorted(n for n in ("Gang", "Quota") if n in text)
     # (besides the volume plugins kube-scheduler's defaults keep, dropped as every import drops them)
     assert [(i.severity, i.item, i.reason) for i in result.issues if i.severity != DROPPED] == [

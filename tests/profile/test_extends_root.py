@@ -26,7 +26,7 @@ def project(tmp_path, monkeypatch):
     """``tmp_path/proj`` as the working directory, a valid profile beside it (outside), whose
     args carry a secret that must never be printed."""
     (tmp_path / "outside.toml").write_text(
-        f'name = "outside"\ndescription = "{OUTSIDE_SECRET}"\n')
+        f'name = "outside"\ndescription = "{OUTSIDE_SECRET}"\nkubernetesVersion = "1.20"\n')
     proj = tmp_path / "proj"
     proj.mkdir()
     monkeypatch.chdir(proj)
@@ -167,8 +167,8 @@ def test_a_file_that_is_no_profile_is_refused_without_its_content(capsys, projec
     code, out, err = run(capsys, "schedule", "--profile", "p.toml")
     assert code == 2 and OUTSIDE_SECRET not in out + err
     assert err == ("error: p.toml:2:11: extends: cannot extend 'secrets.toml': it is not a ruleset profile (a "
-                   "profile has a name, and no keys but description, extends, name, percentageOfNodesToScore, "
-                   "plugins, rules, schedulerName)\n")
+                   "profile has a name, and no keys but description, extends, featureGates, kubernetesVersion, name, "
+                   "percentageOfNodesToScore, plugins, rules, schedulerName)\n")
 
 
 @pytest.mark.parametrize("extends", [

@@ -41,7 +41,7 @@ def test_plugins_keep_file_order_weights_points_and_args(tmp_path):
 def test_extends_a_bundled_profile_overrides_in_place_disables_and_appends(tmp_path):
     path = write(tmp_path, "child.toml", """\
         name = "child"
-        extends = "default"
+        extends = "default-1.20"
         [plugins.NodeResourcesLeastAllocated]
         enabled = false
         [plugins.NodeResourcesBalancedAllocation]
@@ -57,7 +57,7 @@ def test_extends_a_bundled_profile_overrides_in_place_disables_and_appends(tmp_p
     assert names.index("NodeResourcesBalancedAllocation") < names.index("NodeLabel")
     assert profile.disabled == {"NodeResourcesLeastAllocated"}
     assert profile.files[0] == str(path)
-    assert profile.files[1].endswith("default.toml")
+    assert profile.files[1].endswith("default-1.20.toml")
 
 
 def test_extends_a_relative_path_and_args_replace_inherited_args(tmp_path):

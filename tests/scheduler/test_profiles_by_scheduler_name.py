@@ -39,7 +39,7 @@ items:
 BIN_PACKER = """\
 name = "bin-packer"
 schedulerName = "bin-packer"
-extends = "default"
+extends = "default-1.20"
 
 [plugins.NodeResourcesLeastAllocated]
 enabled = false
@@ -57,25 +57,26 @@ def files(tmp_path: Path) -> dict[str, str]:
 
 
 def test_each_pod_goes_to_the_profile_serving_its_scheduler_name(files, capsys):
-    code = main(["schedule", "--cluster", files["cluster"], "--profile", "default", "--profile", files["packer"],
+    code = main(["schedule", "--cluster", files["cluster"], "--profile", "default-1.20", "--profile", files["packer"],
                  "-o", "json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0
-    assert data["profile"] == "default"
-    assert data["profiles"] == ["default", "bin-packer"]
+    assert data["profile"] == "default-1.20"
+    assert data["profiles"] == ["default-1.20", "bin-packer"]
     placements = [{k: v for k, v in p.items() if k != "score"} for p in data["placements"]]
     assert placements == [
         {"pod": "d/elsewhere", "node": None, "reason": "no profile serves schedulerName 'gpu-scheduler'",
          "unserved": True, "schedulerName": "gpu-scheduler"},
         # LeastAllocated spreads onto the empty node; MostAllocated packs onto the busy one.
-        {"pod": "d/spreads", "node": "empty", "profile": "default"},
+        {"pod": "d/spreads", "node": "empty", "profile": "default-1.20"},
         {"pod": "d/packs", "node": "busy", "profile": "bin-packer"},
     ]
     assert [e["type"] for e in data["events"]] == ["unserved", "scheduled", "scheduled"]
 
 
 def test_one_profile_leaves_the_other_schedulers_pods_alone(files, capsys):
-    code = main(["schedule", "--cluster", files["cluster"], "-o", "json", "--fail-on-unschedulable"])
+    code = main(["schedule", "--cluster", files["cluster"], "--profile", "default-1.20", "-o", "json",
+                 "--fail-on-unschedulable"])
     data = json.loads(capsys.readouterr().out)
     assert code == 1
     assert {p["pod"]: p["node"] for p in data["placements"]} == {
@@ -85,7 +86,8 @@ def test_one_profile_leaves_the_other_schedulers_pods_alone(files, capsys):
 
 
 def test_two_profiles_serving_one_name_are_an_error(files, capsys):
-    code = main(["schedule", "--cluster", files["cluster"], "--profile", "default", "--profile", "default"])
+    code = main(["schedule", "--cluster", files["cluster"], "--profile", "default-1.20", "--profile",
+                 "default-1.20"])
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert err.startswith("error: ")
@@ -115,8 +117,8 @@ def test_queue_sort_plugins_must_match(files, tmp_path, capsys):
     other.write_text('name = "other"\nschedulerName = "other"\n\n[plugins.FifoSort]\n')
     (tmp_path / "fifo_sort.py").write_text(FIFO_SORT)
     code = main(["schedule", "--plugin", str(tmp_path / "fifo_sort.py"), "--cluster", files["cluster"],
-                 "--profile", "default", "--profile", str(other)])
+                 "--profile", "default-1.20", "--profile", str(other)])
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert err == (f"error: {other}: profiles[1].plugins.queueSort: Invalid value: 'FifoSort': has to "
-                   "match for all profiles (profile 'default' uses 'PrioritySort')\n")
+                   "match for all profiles (profile 'default-1.20' uses 'PrioritySort')\n")

@@ -15,9 +15,12 @@ LABELS = ["zone", "ssd", "gpu", "spot", "arch", "tier", "rack", "pool"]
 
 def profile_text(i: int, rng: random.Random) -> str:
     lines = [f'name = "speed-{i:03d}"', f'description = "generated profile {i}"']
+    # Kubernetes 1.20: NodeLabel, NodeResourcesLeastAllocated and RequestedToCapacityRatio are
+    # gone from 1.23 on.
     if i % 3 == 0:
-        lines.append('extends = "default"')
+        lines.append('extends = "default-1.20"')
     else:
+        lines.append('kubernetesVersion = "1.20"')
         lines.append(f"percentageOfNodesToScore = {rng.randint(0, 100)}")
         for plugin in ("PrioritySort", "NodeUnschedulable", "NodeName", "NodePorts"):
             lines += ["", f"[plugins.{plugin}]"]

@@ -96,7 +96,7 @@ CASES = {
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_validate_reports_what_building_the_framework_reports(case, tmp_path):
-    path = write(tmp_path, f"{case}.toml", f'name = "{case}"\n' + CASES[case])
+    path = write(tmp_path, f"{case}.toml", f'name = "{case}"\nkubernetesVersion = "1.20"\n' + CASES[case])
     expected = framework_problems(path)
     assert validate_problems(path) == expected
     assert bool(expected) == (case not in ("constructor-ok", "fine"))
@@ -104,9 +104,10 @@ def test_validate_reports_what_building_the_framework_reports(case, tmp_path):
 
 def test_each_configuration_is_checked_even_when_a_plugin_was_seen_before(tmp_path):
     """A second profile with other args for the same plugin is constructed with its own args."""
-    fine = write(tmp_path, "a.toml", 'name = "a"\n[plugins.PickyConstructor]\nargs = { mode = "fine" }\n')
+    fine = write(tmp_path, "a.toml", 'name = "a"\nkubernetesVersion = "1.20"\n[plugins.PickyConstructor]\n'
+                                     'args = { mode = "fine" }\n')
     broken = write(tmp_path, "b.toml",
-                   'name = "b"\n\n[plugins.PickyConstructor]\nargs = { mode = "broken" }\n')
+                   'name = "b"\nkubernetesVersion = "1.20"\n[plugins.PickyConstructor]\nargs = { mode = "broken" }\n')
     report = validate_files([fine, broken], REGISTRY)
     assert [[(p.code, p.line, p.column, p.message) for p in f.problems] for f in report.files] == [
         [], [("plugin-init-failed", 3, 10,
