@@ -34,8 +34,11 @@ def node(name: str, cpu: str = "4") -> dict:
             "status": {"allocatable": alloc, "capacity": alloc}}
 
 
-def pod(name: str, group: str | None = None, min_available: str | None = None, cpu: str = "1") -> dict:
+def pod(name: str, group: str | None = None, min_available: str | None = None, cpu: str = "1",
+        created: str | None = None) -> dict:
     meta: dict = {"name": name, "namespace": "ml"}
+    if created is not None:
+        meta["creationTimestamp"] = created
     if group:
         meta["labels"] = {POD_GROUP_LABEL: group}
     if min_available is not None:
@@ -105,8 +108,10 @@ def test_groups(tmp_path, capsys, objects, args, expected):
 
 
 def test_queue_sort_keeps_a_group_together_and_puts_pods_of_no_group_first(tmp_path, capsys):
-    objects = [node("n1", cpu="16"), pod("g2-a", "g2", "2"), pod("g1-a", "g1", "2"), pod("solo"),
-               pod("g2-b", "g2", "2"), pod("g1-b", "g1", "2")]
+    # One creation time for all (else the API server's stamps, in input order, would decide).
+    at = "2026-01-01T00:00:00Z"
+    objects = [node("n1", cpu="16"), pod("g2-a", "g2", "2", created=at), pod("g1-a", "g1", "2", created=at),
+               pod("solo", created=at), pod("g2-b", "g2", "2", created=at), pod("g1-b", "g1", "2", created=at)]
     report = run(tmp_path, capsys, objects)
     assert [(e["type"], e["pod"]) for e in report["events"]] == [
         ("scheduled", "ml/solo"),
