@@ -29,7 +29,7 @@ PODS = ["ml/train-a-0", "ml/train-b-0", "shop/web-0", "shop/web-1",
 #: with GPUBinPacking the GPU pods leave t4-1 empty, and the web pods take it.
 EXPECTED: dict[str, list[str | None]] = {
     #                 train-a   train-b   web-0     web-1     etl-0     etl-1     etl-2
-    "default":       ["t4-1",   "t4-1",   "a100-2", "spot-1", "t4-1",   "a100-2", None],
+    "default":       ["t4-1",   "t4-1",   "a100-2", "spot-1", "a100-2", "t4-1",   None],
     "+GPUBinPacking": ["a100-1", "a100-1", "t4-1",   "t4-1",   "t4-1",   "a100-2", None],
     "+CostAware":    ["t4-1",   "t4-1",   "spot-1", "spot-1", "spot-1", "std-1",  None],
     "+Coscheduling": ["t4-1",   "t4-1",   "a100-2", "spot-1", None,     None,     None],
