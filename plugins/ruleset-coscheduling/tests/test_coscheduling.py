@@ -111,7 +111,8 @@ def test_queue_sort_keeps_a_group_together_and_puts_pods_of_no_group_first(tmp_p
     # One creation time for all (else the API server's stamps, in input order, would decide).
     at = "2026-01-01T00:00:00Z"
     objects = [node("n1", cpu="16"), pod("g2-a", "g2", "2", created=at), pod("g1-a", "g1", "2", created=at),
-               pod("solo", created=at), pod("g2-b", "g2", "2", created=at), pod("g1-b", "g1", "2", created=at)]
+               pod("solo", created=at), pod("g2-b", "g2", "2", created=at),
+               pod("g1-b", "g1", "2", created=at)]
     report = run(tmp_path, capsys, objects)
     assert [(e["type"], e["pod"]) for e in report["events"]] == [
         ("scheduled", "ml/solo"),
