@@ -1,0 +1,81 @@
+"""The same cluster under the bundled ``default`` (kube-scheduler 1.35) and ``default-1.20``:
+native sidecars count in requests only where the release has them, gated pods are gated
+only there, and the 1.20 run says which fields it ignored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ruleset.cli import main
+
+CLUSTER = """\
+apiVersion: v1
+kind: List
+items:
+- kind: Node
+  metadata: {name: small, labels: {kubernetes.io/hostname: small}}
+  status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+"""
+PODS = """\
+apiVersion: v1
+kind: List
+items:
+- kind: Pod
+  metadata: {name: with-sidecar, namespace: d, creationTimestamp: "2026-01-01T00:00:00Z"}
+  spec:
+    initContainers:
+    - {name: proxy, image: envoy, restartPolicy: Always, resources: {requests: {cpu: "1"}}}
+    containers:
+    - {name: app, image: nginx, resources: {requests: {cpu: 1500m}}}
+- kind: Pod
+  metadata: {name: gated, namespace: d, creationTimestamp: "2026-01-01T00:00:01Z"}
+  spec:
+    schedulingGates: [{name: example.com/quota}]
+    containers: [{name: app, image: nginx, resources: {requests: {cpu: 100m}}}]
+"""
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[str, str]:
+    (tmp_path / "c.yaml").write_text(CLUSTER)
+    (tmp_path / "p.yaml").write_text(PODS)
+    return str(tmp_path / "c.yaml"), str(tmp_path / "p.yaml")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[dict, str]:
+    assert main([*argv, "-o", "json"]) == 0
+    out, err = capsys.readouterr()
+    return json.loads(out), err
+
+
+def test_under_1_35_the_sidecar_counts_and_the_gated_pod_waits(files, capsys):
+    cluster, pods = files
+    data, err = run(capsys, "schedule", "--profile", "default", "--cluster", cluster, "--pods", pods)
+    assert err == ""
+    assert data["placements"] == [
+        {"pod": "d/gated", "node": None, "reason": "waiting for scheduling gates: [example.com/quota]",
+         "gated": True},
+        # 1500m + the sidecar's 1 CPU = 2500m > 2 CPU: beyond the node's allocatable, which 1.34+
+        # calls UnschedulableAndUnresolvable (no preemption either).
+        {"pod": "d/with-sidecar", "node": None, "reason": "0/1 nodes are available: 1 Insufficient cpu."},
+    ]
+    assert data["ignoredPodFields"] == []
+
+
+def test_under_1_20_both_are_scheduled_and_the_ignored_fields_are_named(files, capsys):
+    cluster, pods = files
+    data, err = run(capsys, "schedule", "--profile", "default-1.20", "--cluster", cluster, "--pods", pods)
+    assert [(p["pod"], p["node"]) for p in data["placements"]] == [("d/with-sidecar", "small"),
+                                                                    ("d/gated", "small")]
+    assert [e["field"] for e in data["ignoredPodFields"]] == [
+        "initContainers[].restartPolicy: Always (native sidecar containers)", "spec.schedulingGates"]
+    assert err.splitlines() == [
+        "warning: 1 pod uses initContainers[].restartPolicy: Always (native sidecar containers), which "
+        "Kubernetes 1.20 ignores (honoured from 1.29, feature gate SidecarContainers): set kubernetesVersion to "
+        "the release your cluster runs",
+        "warning: 1 pod uses spec.schedulingGates, which Kubernetes 1.20 ignores (honoured from 1.27, feature "
+        "gate PodSchedulingReadiness): set kubernetesVersion to the release your cluster runs",
+    ]
