@@ -9,9 +9,34 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ruleset.framework.status import SUCCESS, Code, Status
+from ruleset.kversion import Target, switch
 
 if TYPE_CHECKING:
     from ruleset.api.pod import Pod
+
+_TYPES_GO = "pkg/scheduler/framework/types.go (FitError.Error)"
+FIT_ERROR_POST_FILTER = switch(
+    "FitError.post-filter-message", "1.24",
+    "the FitError message ends with the PostFilter plugins' message (DefaultPreemption's "
+    "\"preemption: ...\"), after a space; an Error's message is left out",
+    f"{_TYPES_GO}; pkg/scheduler/scheduler.go (scheduleOne), kubernetes#107775")
+FIT_ERROR_SEPARATED = switch(
+    "FitError.pre-filter-message", "1.26",
+    "\"0/N nodes are available: <PreFilter message>. <histogram>. <PostFilter message>.\": a PreFilter "
+    "rejection's message comes first, each part ends with \".\" (the histogram is still written too)",
+    f"{_TYPES_GO}, SeparatorFormat, kubernetes#110894")
+FIT_ERROR_POST_FILTER_ERROR = switch(
+    "FitError.post-filter-error-message", "1.26",
+    "a PostFilter Error's message is appended to the FitError message as well",
+    "pkg/scheduler/schedule_one.go (schedulingCycle: PostFilterMsg = status.Message() whatever the code)")
+FIT_ERROR_PRE_FILTER_ONCE = switch(
+    "FitError.pre-filter-once", "1.27",
+    "after a PreFilter rejection the histogram (that one reason on every node) is left out",
+    f"{_TYPES_GO}, kubernetes#115651")
+FIT_ERROR_POST_FILTER_NO_PERIOD = switch(
+    "FitError.post-filter-no-period", "1.28",
+    "the PostFilter message is appended without a \".\" of its own (it ends with one already: no \"..\")",
+    f"{_TYPES_GO}, kubernetes#117588")
 
 _NO_REASONS: tuple[str, ...] = ()
 #: Each code as an int8 scalar: a bool mask times one of these is that code where the mask
@@ -123,6 +148,8 @@ class NodeStatuses:
         self._reason_slots: dict[tuple[str, ...], int] = {_NO_REASONS: 0}
         #: Nodes whose filters actually ran (percentageOfNodesToScore may stop the search early).
         self.evaluated = np.zeros(num_nodes, dtype=bool)
+        #: The message of a PreFilter rejection (``Diagnosis.PreFilterMsg``), "" when PreFilter passed.
+        self.pre_filter_message = ""
 
     def _plugin_slot(self, plugin: str | None) -> int:
         if plugin is None:
@@ -158,6 +185,12 @@ class NodeStatuses:
         self.plugin_index[nodes] = self._plugin_slot(status.plugin)
         self.reason_index[nodes] = self._reason_slot(status.reasons)
         self.evaluated[nodes] = True
+
+    def reject_at_pre_filter(self, status: Status) -> None:
+        """A PreFilter rejection: every node gets ``status``, and its message is kept for the
+        FitError message of 1.26 on (``Diagnosis.PreFilterMsg``)."""
+        self.set_all(np.arange(len(self.codes)), status)
+        self.pre_filter_message = status.message()
 
     def set_status(self, i: int, status: Status) -> None:
         """Record one node's status (e.g. from a two-pass nominated-pods check)."""
@@ -196,6 +229,64 @@ def fit_error_message(num_all_nodes: int, statuses: NodeStatuses) -> str:
     """
     histogram = sorted(f"{count} {reason}" for reason, count in statuses.reason_histogram().items())
     return f"0/{num_all_nodes} nodes are available: {', '.join(histogram)}."
+
+
+def _histogram(statuses: NodeStatuses) -> str:
+    return ", ".join(sorted(f"{count} {reason}" for reason, count in statuses.reason_histogram().items()))
+
+
+@dataclass(frozen=True)
+class FitErrorText:
+    """``FitError.Error()`` of one release, chosen once per profile (:meth:`of`).
+
+    Up to 1.25 the message is v1.20's sorted histogram, then (1.24 on) a space and the PostFilter
+    message. From 1.26 it is "0/N nodes are available:" followed by the PreFilter message, the
+    histogram and the PostFilter message, each written as " <part>." (upstream's SeparatorFormat)
+    when present; 1.27 drops the histogram after a PreFilter rejection, 1.28 the "." after the
+    PostFilter message (which ends with its own).
+    """
+
+    post_filter: bool = False
+    separated: bool = False
+    post_filter_error: bool = False
+    pre_filter_once: bool = False
+    post_filter_period: bool = True
+
+    @classmethod
+    def of(cls, target: Target) -> FitErrorText:
+        """The message format of ``target``'s release."""
+        return cls(post_filter=target.has(FIT_ERROR_POST_FILTER), separated=target.has(FIT_ERROR_SEPARATED),
+                   post_filter_error=target.has(FIT_ERROR_POST_FILTER_ERROR),
+                   pre_filter_once=target.has(FIT_ERROR_PRE_FILTER_ONCE),
+                   post_filter_period=not target.has(FIT_ERROR_POST_FILTER_NO_PERIOD))
+
+    def post_filter_message(self, post_filter: PostFilterResult | None) -> str:
+        """``Diagnosis.PostFilterMsg``: the PostFilter status's message ("" before 1.24, and for an
+        Error before 1.26)."""
+        if not self.post_filter or post_filter is None:
+            return ""
+        if post_filter.status.code == Code.ERROR and not self.post_filter_error:
+            return ""
+        return post_filter.status.message()
+
+    def message(self, num_all_nodes: int, statuses: NodeStatuses,
+                post_filter: PostFilterResult | None = None) -> str:
+        """The FitError message of a pod no node fits, after PostFilter ran (``post_filter``, if any)."""
+        post = self.post_filter_message(post_filter)
+        if not self.separated:
+            text = f"0/{num_all_nodes} nodes are available: {_histogram(statuses)}."
+            return f"{text} {post}" if post else text
+        text = f"0/{num_all_nodes} nodes are available:"
+        pre = statuses.pre_filter_message
+        if pre:
+            text += f" {pre}."
+        if not (pre and self.pre_filter_once):
+            histogram = _histogram(statuses)
+            if histogram:
+                text += f" {histogram}."
+        if post:
+            text += f" {post}." if self.post_filter_period else f" {post}"
+        return text
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,14 @@ return: the framework marks that Error ``Status.fault``) ends the attempt: the P
 result is that plugin's Error, naming it, not DefaultPreemption. An Error a plugin reports
 itself makes the node no candidate, as v1.20's ``selectVictimsOnNode`` does.
 
+From 1.24 (``STATUS_MESSAGE``) an Unschedulable result says why, as upstream's PostFilter
+status does: "preemption: " and the reason the pod may not preempt, or, when no node is a
+candidate, the dry run's FitError: "0/N nodes are available: <histogram>." over "Preemption is
+not helpful for scheduling" (nodes that are UnschedulableAndUnresolvable), "No preemption
+victims found for incoming pod" (nodes without lower-priority pods) and the reasons of the
+filter that still rejects the pod once every lower-priority pod is gone. The scheduler appends
+it to the pod's FitError message. (1.21 to 1.23 built the same status but only logged it.)
+
 The plugin only computes: the scheduler evicts the victims and nominates the pod, and
 the pod is scheduled in a later cycle, as upstream does. When no node is a candidate at
 step 2 the report says so (``clear_nomination``), and the scheduler clears the pod's
@@ -55,6 +63,7 @@ from ruleset import (
     ArgError,
     Code,
     CycleState,
+    Handle,
     NodeStatuses,
     Plugin,
     PostFilterResult,
@@ -62,11 +71,31 @@ from ruleset import (
     Status,
     arg_field,
     hookimpl,
+    switch,
 )
 from ruleset.api.pod import Pod
 from ruleset.snapshot.pdb import budgets, filter_pods_with_pdb_violation
 
 MAX_INT32 = 2**31 - 1
+
+STATUS_MESSAGE = switch(
+    "DefaultPreemption.status-message", "1.24",
+    "an Unschedulable PostFilter status carries a message: \"preemption: \" and why the pod may not preempt, "
+    "or the dry run's \"0/N nodes are available: ...\" (shown in the pod's FitError message)",
+    "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go (PostFilter, "
+    "PodEligibleToPreemptOthers, SelectVictimsOnNode), pkg/scheduler/framework/preemption/preemption.go "
+    "(Preempt, nodesWherePreemptionMightHelp), kubernetes#107775")
+ONLY_UNSCHEDULABLE = switch(
+    "DefaultPreemption.only-unschedulable-nodes", "1.29",
+    "only nodes whose filter status is Unschedulable are dry-run (a node without a status, which "
+    "ruleset writes as Success, counts as UnschedulableAndUnresolvable: \"not helpful\")",
+    "pkg/scheduler/framework/preemption/preemption.go (nodesWherePreemptionMightHelp), kubernetes#119779 "
+    "(merged after v1.28.0, back-ported to 1.26-1.28 patch releases)")
+#: ``PodEligibleToPreemptOthers``' reasons, and the statuses ``Preempt``'s FitError counts.
+NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
+NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+NO_VICTIMS = "No preemption victims found for incoming pod"
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,9 +190,30 @@ def pick_one_node_for_preemption(candidates: list[Candidate]) -> tuple[Candidate
     return chosen, "latest start time of its most important victims"
 
 
-def nodes_where_preemption_might_help(snapshot: Snapshot, statuses: NodeStatuses) -> np.ndarray:
-    """``nodesWherePreemptionMightHelp``: nodes (in node-tree order) not UnschedulableAndUnresolvable."""
+def preemption_fit_error(num_all_nodes: int, unhelpful: int, failures: list[tuple[str, ...]]) -> str:
+    """``Preempt``'s FitError text (1.24 on): ``unhelpful`` nodes with ``NOT_HELPFUL`` and one
+    entry of reasons per other node that is no candidate, as "0/N nodes are available:
+    <count> <reason>, ..." sorted as strings (``sort.Strings``), then ".".
+
+    Every release from 1.24 writes a non-empty histogram this way; a histogram can only be empty
+    when every failing status has no reasons, and then 1.26's format (no ": .") is used.
+    """
+    counts: dict[str, int] = {NOT_HELPFUL: unhelpful} if unhelpful else {}
+    for reasons in failures:
+        for reason in reasons:
+            counts[reason] = counts.get(reason, 0) + 1
+    histogram = ", ".join(sorted(f"{count} {reason}" for reason, count in counts.items()))
+    text = f"0/{num_all_nodes} nodes are available:"
+    return f"{text} {histogram}." if histogram else text
+
+
+def nodes_where_preemption_might_help(snapshot: Snapshot, statuses: NodeStatuses,
+                                      only_unschedulable: bool = False) -> np.ndarray:
+    """``nodesWherePreemptionMightHelp``: nodes (in node-tree order) not UnschedulableAndUnresolvable,
+    or (``only_unschedulable``, 1.29 on) only the Unschedulable ones."""
     order = snapshot.evaluation_order
+    if only_unschedulable:
+        return order[statuses.codes[order] == Code.UNSCHEDULABLE]
     return order[statuses.codes[order] != Code.UNSCHEDULABLE_AND_UNRESOLVABLE]
 
 
@@ -189,6 +239,12 @@ class DefaultPreemption(Plugin):
     name = "DefaultPreemption"
     Args = DefaultPreemptionArgs
 
+    def __init__(self, args: Any = None, handle: Handle | None = None):
+        super().__init__(args, handle)
+        # Read once: the hook itself carries no version check.
+        self._messages = self.handle.target.has(STATUS_MESSAGE)
+        self._only_unschedulable = self.handle.target.has(ONLY_UNSCHEDULABLE)
+
     @classmethod
     def validate_args(cls, args: DefaultPreemptionArgs) -> list[ArgError]:
         """``ValidateDefaultPreemptionArgs`` (v1.20): the first problem only."""
@@ -209,25 +265,39 @@ class DefaultPreemption(Plugin):
         n = max(n, self.args.min_candidate_nodes_absolute)
         return min(n, num_nodes)
 
+    def _unschedulable(self, message: str) -> Status:
+        """The Unschedulable outcome: with "preemption: <message>" from 1.24 on, bare before."""
+        if not self._messages:
+            return Status(Code.UNSCHEDULABLE)
+        return Status(Code.UNSCHEDULABLE, (f"preemption: {message}",))
+
     @hookimpl
     def ruleset_post_filter(self, state: CycleState, pod: Pod, statuses: NodeStatuses) -> PostFilterResult:
         snapshot = self.handle.snapshot
         assert snapshot is not None
         report = PreemptionReport()
         if not self.eligible(pod, snapshot, statuses, report):
-            return PostFilterResult(status=Status(Code.UNSCHEDULABLE), details=report)
-        potential = nodes_where_preemption_might_help(snapshot, statuses)
+            never = pod.preemption_policy == "Never"
+            message = NOT_ELIGIBLE_NEVER if never else NOT_ELIGIBLE_TERMINATING
+            return PostFilterResult(status=self._unschedulable(message), details=report)
+        potential = nodes_where_preemption_might_help(snapshot, statuses, self._only_unschedulable)
+        # Every other node is "not helpful": an UnschedulableAndUnresolvable one (and from 1.29 one
+        # without a status), as upstream's map, or its absent-nodes status (1.31), counts it.
+        unhelpful = snapshot.num_nodes - len(potential)
         if not len(potential):
             report.why = "preemption will not help: every node is unschedulable and unresolvable for this pod"
             report.clear_nomination = True
-            return PostFilterResult(status=Status(Code.UNSCHEDULABLE), details=report)
+            message = preemption_fit_error(snapshot.num_nodes, unhelpful, [])
+            return PostFilterResult(status=self._unschedulable(message), details=report)
+        failures: list[tuple[str, ...]] | None = [] if self._messages else None
         try:
-            report.candidates = self.dry_run(state, pod, snapshot, potential)
+            report.candidates = self.dry_run(state, pod, snapshot, potential, failures=failures)
         except _Fault as fault:
             return PostFilterResult(status=fault.status, details=report)
         if not report.candidates:
             report.why = "no node would fit the pod even with every lower-priority pod removed"
-            return PostFilterResult(status=Status(Code.UNSCHEDULABLE), details=report)
+            message = preemption_fit_error(snapshot.num_nodes, unhelpful, failures or [])
+            return PostFilterResult(status=self._unschedulable(message), details=report)
         report.chosen, report.why = pick_one_node_for_preemption(report.candidates)
         assert report.chosen is not None
         return PostFilterResult(nominated_node=report.chosen.node, details=report)
@@ -249,11 +319,12 @@ class DefaultPreemption(Plugin):
         return True
 
     def dry_run(self, state: CycleState, pod: Pod, snapshot: Snapshot, potential: np.ndarray,
-                offset: int = 0) -> list[Candidate]:
+                offset: int = 0, failures: list[tuple[str, ...]] | None = None) -> list[Candidate]:
         """``dryRunPreemption``, walking from ``offset``: non-violating candidates first, then violating ones.
 
         Each list holds at most ``calculateNumCandidates`` candidates (upstream's
-        fixed-size lists silently drop the rest).
+        fixed-size lists silently drop the rest). The reasons of each node that is no
+        candidate are appended to ``failures`` (when given), for the 1.24 message.
         """
         pdbs = snapshot.workloads.pod_disruption_budgets
         allowed = budgets(snapshot)
@@ -263,7 +334,7 @@ class DefaultPreemption(Plugin):
         n = len(potential)
         for i in range(n):
             index = int(potential[(offset + i) % n])
-            candidate = self.select_victims_on_node(state, pod, snapshot, index, pdbs, allowed)
+            candidate = self.select_victims_on_node(state, pod, snapshot, index, pdbs, allowed, failures)
             if candidate is None:
                 continue
             found = violating if candidate.pdb_violations else non_violating
@@ -274,28 +345,42 @@ class DefaultPreemption(Plugin):
         return non_violating + violating
 
     def select_victims_on_node(self, state: CycleState, pod: Pod, snapshot: Snapshot, index: int,
-                               pdbs: list, allowed: list[int]) -> Candidate | None:
-        """``selectVictimsOnNode``, on the live snapshot inside a what-if block (undone after)."""
+                               pdbs: list, allowed: list[int],
+                               failures: list[tuple[str, ...]] | None = None) -> Candidate | None:
+        """``selectVictimsOnNode``, on the live snapshot inside a what-if block (undone after).
+
+        When the node is no candidate, the reasons of its status are appended to ``failures``
+        (if given): ``NO_VICTIMS``, or those of the step that failed.
+        """
         framework = self.handle.framework
         assert framework is not None
         lower = [p for p in snapshot.pods_on(index) if p.priority < pod.priority]
         if not lower:
+            if failures is not None:
+                failures.append((NO_VICTIMS,))
             return None
         with snapshot.what_if():
             trial = state.clone()
 
+            def passed(status: Status) -> bool:
+                if _fits(status):
+                    return True
+                if failures is not None:
+                    failures.append(status.reasons)
+                return False
+
             def remove(victim: Pod) -> bool:
                 snapshot.remove_pod(victim)
-                return _fits(framework.run_pre_filter_remove_pod(trial, pod, victim, index, snapshot))
+                return passed(framework.run_pre_filter_remove_pod(trial, pod, victim, index, snapshot))
 
             def add(victim: Pod) -> bool:
                 snapshot.add_pod(victim, index)
-                return _fits(framework.run_pre_filter_add_pod(trial, pod, victim, index, snapshot))
+                return passed(framework.run_pre_filter_add_pod(trial, pod, victim, index, snapshot))
 
             for victim in lower:
                 if not remove(victim):
                     return None
-            if not _fits(framework.run_filters_on_node(trial, pod, index, snapshot)):
+            if not passed(framework.run_filters_on_node(trial, pod, index, snapshot)):
                 return None
             ordered = sorted(lower, key=importance_key)  # stable: equal pods keep their node order
             violating, non_violating = filter_pods_with_pdb_violation(ordered, pdbs, allowed)

@@ -27,7 +27,7 @@ import numpy as np
 
 from ruleset.api.pod import Pod
 from ruleset.framework.cycle_state import CycleState
-from ruleset.framework.results import NodeStatuses, PostFilterResult, fit_error_message
+from ruleset.framework.results import FitErrorText, NodeStatuses, PostFilterResult
 from ruleset.framework.runtime import Framework, ScoreTable
 from ruleset.framework.status import SUCCESS, Code, Status
 from ruleset.snapshot import NodeSet, Snapshot
@@ -88,6 +88,7 @@ class Scheduler:
         self.rng = random.Random(seed)
         self.next_start_node_index = 0
         self.percentage = framework.profile.percentage_of_nodes_to_score
+        self.fit_error = FitErrorText.of(framework.profile.target)
 
     # ------------------------------------------------------------- filtering
     def find_nodes_that_fit(self, state: CycleState, pod: Pod, statuses: NodeStatuses,
@@ -204,7 +205,7 @@ class Scheduler:
         if status.code == Code.ERROR:
             return _aborted(result, status)
         if not status.is_success:
-            statuses.set_all(np.arange(n), status)
+            statuses.reject_at_pre_filter(status)
             return self._no_fit(result)
         feasible, status = self.find_nodes_that_fit(state, pod, statuses, evaluate_all=always_score)
         if not status.is_success:
@@ -234,10 +235,11 @@ class Scheduler:
 
     def _no_fit(self, result: ScheduleResult) -> ScheduleResult:
         assert result.statuses is not None and result.state is not None
-        result.message = fit_error_message(self.snapshot.num_nodes, result.statuses)
-        result.status = Status(Code.UNSCHEDULABLE, (result.message,))
         if self.framework.has("ruleset_post_filter"):
             result.post_filter = self.framework.run_post_filter(result.state, result.pod, result.statuses)
+        # From 1.24 the message ends with PostFilter's (why preemption did not help): built after it.
+        result.message = self.fit_error.message(self.snapshot.num_nodes, result.statuses, result.post_filter)
+        result.status = Status(Code.UNSCHEDULABLE, (result.message,))
         return result
 
     # --------------------------------------------------------------- binding

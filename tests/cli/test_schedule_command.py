@@ -42,8 +42,10 @@ def test_json(tmp_path, capsys):
     assert data["placements"] == [
         {"pod": "default/high", "node": "big", "score": None},
         {"pod": "default/low", "node": "big", "score": None},
+        # The bundled default is 1.35's: from 1.24 the message says why preemption did not help.
         {"pod": "default/huge", "node": None,
-         "reason": "0/2 nodes are available: 2 Insufficient cpu."},
+         "reason": "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: "
+                   "2 Preemption is not helpful for scheduling."},
     ]
     assert data["nodes"] == [
         {"name": "small", "pods": {"count": 1, "allocatable": 110},

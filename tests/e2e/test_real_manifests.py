@@ -60,7 +60,10 @@ def test_a_limits_only_gpu_pod_goes_to_the_gpu_node_and_a_second_one_nowhere(tmp
     assert code == 0
     assert [(p["pod"], p["node"], p.get("reason")) for p in data["placements"]] == [
         ("default/cuda-vectoradd", "gpu-1", None),
-        ("default/cuda-vectoradd-2", None, "0/2 nodes are available: 2 Insufficient nvidia.com/gpu."),
+        # 1.35's message: the GPU-less node is Unresolvable (no GPU at all), the GPU node has no victim.
+        ("default/cuda-vectoradd-2", None, "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: "
+         "0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful "
+         "for scheduling."),
     ]
 
 

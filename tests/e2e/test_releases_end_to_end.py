@@ -60,7 +60,8 @@ def test_under_1_35_the_sidecar_counts_and_the_gated_pod_waits(files, capsys):
          "gated": True},
         # 1500m + the sidecar's 1 CPU = 2500m > 2 CPU: beyond the node's allocatable, which 1.34+
         # calls UnschedulableAndUnresolvable (no preemption either).
-        {"pod": "d/with-sidecar", "node": None, "reason": "0/1 nodes are available: 1 Insufficient cpu."},
+        {"pod": "d/with-sidecar", "node": None, "reason": "0/1 nodes are available: 1 Insufficient cpu. "
+         "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."},
     ]
     assert data["ignoredPodFields"] == []
 
