@@ -225,7 +225,9 @@ class ExtensionPointSpecs:
         :param state: the cycle state.
         :param pod: the pod being scheduled.
         :param nodes: the feasible nodes that will be scored.
-        :returns: a Status, or None for Success; a non-success aborts the cycle.
+        :returns: a Status, or None for Success; from Kubernetes 1.27 a Skip means this
+            plugin's Score and NormalizeScore are not run for the pod (it is left out of the
+            node's scores); any other non-success aborts the cycle.
         """
 
     @hookspec

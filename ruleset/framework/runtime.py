@@ -15,6 +15,13 @@ becomes an Error status naming the plugin and its package (``Status.fault`` set)
 kube-scheduler's consequence for an Error at that point (the pod's cycle fails, never the
 run). Only a QueueSort plugin, which has no pod to fail, stops the run, as a located
 problem.
+
+From Kubernetes 1.27 (:data:`PRE_SCORE_SKIP`) a PreScore plugin may return Skip: the cycle goes
+on, and that plugin's Score and NormalizeScore are not run for the pod (upstream's
+``SkipScorePlugins``, kept in the cycle state under :data:`SKIP_SCORE_PLUGINS`). The plugin is
+then absent from the :class:`ScoreTable` (its ``skipped`` names it): it adds nothing to the
+totals, and the score JSON does not list it for the pod's nodes, as upstream's
+``NodePluginScores`` does not. Before 1.27 a Skip from PreScore is an Error, as it was upstream.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from ruleset.framework.results import (
 from ruleset.framework.status import SUCCESS, Code, Status
 from ruleset.framework.status import as_status as _as_status
 from ruleset.framework.validation import Finding, PluginCheck, check_plugins
+from ruleset.kversion import switch
 from ruleset.snapshot import NodeSet
 
 if TYPE_CHECKING:
@@ -65,6 +73,14 @@ _INT64_MAX = int(np.iinfo(np.int64).max)
 #: What a plugin's hook may throw and be reported for instead of ending the run (the one
 #: isolation boundary of ruleset.errors).
 _FAULTS = PLUGIN_FAULTS
+
+PRE_SCORE_SKIP = switch(
+    "framework.prescore-skip", "1.27",
+    "a PreScore plugin may return Skip: its Score and NormalizeScore are not run for the pod (before: "
+    "an Error)", "pkg/scheduler/framework/runtime/framework.go (RunPreScorePlugins, kubernetes#115652)")
+#: The cycle-state key of the labels of the plugins whose PreScore returned Skip (upstream's
+#: ``CycleState.SkipScorePlugins``); written by every :meth:`Framework.run_pre_score`.
+SKIP_SCORE_PLUGINS = "ruleset/SkipScorePlugins"
 
 
 class _Broken(Exception):
@@ -116,6 +132,8 @@ class ScoreTable:
     raw: list[np.ndarray]
     normalized: list[np.ndarray]
     total: np.ndarray
+    #: Score plugins not run for this pod: their PreScore returned Skip (1.27 on), in profile order.
+    skipped: list[str] = dataclasses.field(default_factory=list)
 
 
 class FrameworkError(RulesetError):
@@ -182,6 +200,7 @@ class Framework:
         if problems:
             raise FrameworkError(problems)
         self._normalizers = {s.plugin: s for s in self.tables["ruleset_normalize_score"]}
+        self._pre_score_skip = profile.target.has(PRE_SCORE_SKIP)
 
     # ------------------------------------------------------------- queries
     def has(self, hook: str) -> bool:
@@ -406,14 +425,29 @@ class Framework:
         return result
 
     def run_pre_score(self, state: CycleState, pod: Pod, nodes: NodeSet) -> Status:
-        return self._each("ruleset_pre_score", "running PreScore plugin {plugin!r}: {error}",
-                          _pre_score_outcome, {"state": state, "pod": pod, "nodes": nodes})
+        """``RunPreScorePlugins``: every PreScore plugin; the first non-success other than Skip
+        (1.27 on) is an Error. The plugins that skipped are written to ``state`` under
+        :data:`SKIP_SCORE_PLUGINS` (even when a later plugin errs, as upstream's ``defer``)."""
+        skipped: list[str] = []
+        kwargs = {"state": state, "pod": pod, "nodes": nodes,
+                  "skipped": skipped if self._pre_score_skip else None}
+        status: Status = self._each("ruleset_pre_score", "running PreScore plugin {plugin!r}: {error}",
+                                    _pre_score_outcome, kwargs)
+        state.write(SKIP_SCORE_PLUGINS, frozenset(skipped))
+        return status
 
     def run_score(self, state: CycleState, pod: Pod, nodes: NodeSet) -> tuple[ScoreTable | None, Status]:
-        """Score, normalize and weight; scores are checked to lie in [0, 100] after normalizing."""
+        """Score, normalize and weight; scores are checked to lie in [0, 100] after normalizing.
+
+        A plugin whose PreScore returned Skip this cycle (``state``'s :data:`SKIP_SCORE_PLUGINS`)
+        is not called: it is left out of the table's plugins and named in its ``skipped``."""
         n = len(nodes)
         table = ScoreTable([], [], [], [], np.zeros(n, dtype=np.int64))
+        skip: frozenset[str] = state.get(SKIP_SCORE_PLUGINS) or frozenset()
         for step in self.tables["ruleset_score"]:
+            if skip and step.plugin in skip:
+                table.skipped.append(step.plugin)
+                continue
             normalizer = self._normalizers.get(step.plugin)
             try:
                 raw = _as_scores(step(state=state, pod=pod, nodes=nodes), nodes, "Score")
@@ -530,8 +564,14 @@ def _pre_filter_outcome(step: Step, returned: Status | None, kwargs: dict[str, A
 
 
 def _pre_score_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
+    """Success goes on; Skip (where the release allows it: ``kwargs["skipped"]`` is a list)
+    goes on and remembers the plugin; anything else is an Error."""
     status = _as_status(returned)
     if status.is_success:
+        return None
+    skipped = kwargs["skipped"]
+    if skipped is not None and status.code == Code.SKIP:
+        skipped.append(step.plugin)
         return None
     return _failed(step, f"running PreScore plugin {step.plugin!r}: {status.message()}")
 

@@ -16,6 +16,10 @@ Where upstream is nondeterministic this module picks a rule and keeps to it:
   random. Here the choice is ``ties[rng.randrange(len(ties))]`` over the tied nodes in
   evaluation order, with ``rng = random.Random(seed)`` (``--seed``, default 0): the same
   distribution, and the same answer for the same seed, inputs and profile.
+
+A Score plugin whose PreScore returned Skip (1.27 on, see :mod:`ruleset.framework.runtime`)
+is not run for the pod and adds nothing to the totals; when every one skipped, every node
+totals 0 and the tie is drawn as above (upstream still counts the profile as scoring).
 """
 
 from __future__ import annotations

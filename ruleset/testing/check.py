@@ -262,8 +262,9 @@ class _Cycle:
             if table is None:
                 self.fail("score", status.message() + what)
                 return None
-            outcome.raw = table.raw[0].tolist()
-            outcome.normalized = table.normalized[0].tolist()
+            if table.plugins:  # the plugin's PreScore may have skipped it (from Kubernetes 1.27)
+                outcome.raw = table.raw[0].tolist()
+                outcome.normalized = table.normalized[0].tolist()
         return outcome
 
     def filter(self, state: CycleState, nodes: NodeSet, what: str = "") -> Any:

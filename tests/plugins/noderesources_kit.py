@@ -63,9 +63,13 @@ class VersionHarness(Harness):
 
 
 def scores(plugin: PluginSpec, nodes: list[dict], existing: list[dict], incoming: dict,
-           version: str | None, points: Sequence[str] | None = None) -> list[int]:
-    """The plugin's raw scores of ``incoming``, in node order (``points``: only those run)."""
+           version: str | None, points: Sequence[str] | None = None) -> list[int] | None:
+    """The plugin's raw scores of ``incoming``, in node order (``points``: only those run);
+    None when its PreScore returned Skip (1.27 on), so that its Score did not run."""
     h = VersionHarness([plugin], [*nodes, *existing], version, points)
     name = plugin if isinstance(plugin, str) else plugin[0]
+    result = h.run(incoming)
+    if result.scores is not None and name in result.scores.skipped:
+        return None
     got = h.score(incoming, name, raw=True)
     return [got[n["metadata"]["name"]] for n in nodes]

@@ -76,10 +76,10 @@ def test_upstream_table_at_1_32(incoming: dict, nodes: list, existing: list, res
 @pytest.mark.parametrize(("incoming", "nodes", "existing", "resources", "expected"), CASES)
 def test_upstream_table_at_1_34(incoming: dict, nodes: list, existing: list, resources: list,
                                 expected: list) -> None:
-    """At 1.34 a pod requesting none of the resources is skipped (every node 0)."""
+    """At 1.34 a pod requesting none of the resources is skipped: PreScore returns Skip (None)."""
     plugin = ("NodeResourcesBalancedAllocation", {"resources": resources})
     best_effort = incoming["spec"]["containers"] == [{"name": "c0", "image": "", "resources": {"requests": NOTHING}}]
-    want = [0] * len(nodes) if best_effort else expected
+    want = None if best_effort else expected
     assert scores(plugin, nodes, existing, incoming, "1.34") == want
 
 
@@ -104,13 +104,13 @@ SWITCH_CASES = [
                  id="1.23 actual requests"),
     pytest.param(pod(({},)), [node("node1", 1000, 1000 * 1024 * 1024)], [], "1.32", [100],
                  id="1.32 best-effort still scored"),
-    pytest.param(pod(({},)), [node("node1", 1000, 1000 * 1024 * 1024)], [], "1.33", [0],
+    pytest.param(pod(({},)), [node("node1", 1000, 1000 * 1024 * 1024)], [], "1.33", None,
                  id="1.33 best-effort skipped"),
 ]
 
 
 @pytest.mark.parametrize(("incoming", "nodes", "existing", "version", "expected"), SWITCH_CASES)
-def test_switches(incoming: dict, nodes: list, existing: list, version: str | None, expected: list) -> None:
+def test_switches(incoming: dict, nodes: list, existing: list, version: str | None, expected: list | None) -> None:
     assert scores("NodeResourcesBalancedAllocation", nodes, existing, incoming, version) == expected
 
 

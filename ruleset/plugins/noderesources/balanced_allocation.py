@@ -19,17 +19,35 @@ fractions (capped at 1) over ``args.resources`` (cpu and memory by default; with
 request) left out; the volume fraction is gone (the BalanceAttachedNodeVolumes gate went in 1.22).
 From 1.23 (:data:`ACTUAL_REQUESTS`) the requests are the pods' own, without the 100m/200Mi
 defaults; from 1.33 (:data:`SKIP_BEST_EFFORT`) a pod requesting none of the resources is not
-scored (upstream's PreScore returns Skip; here Score gives every node 0, the same total).
+scored: PreScore returns Skip, so the framework runs no Score for it (it is absent from the
+pod's scores; 1.33 is past 1.27, where the framework learnt Skip). Score called without that
+PreScore (its cycle state absent, as upstream's ``getBalancedAllocationPreScoreState`` error
+path) gives every node 0 for such a pod. The plugin has a PreScore point from 1.27
+(:attr:`NodeResourcesBalancedAllocation.points_since`, upstream's kubernetes#115655), which
+does nothing observable before 1.33.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from ruleset import MAX_NODE_SCORE, ArgError, Handle, NodeSet, Plugin, Target, arg_field, hookimpl, switch
+from ruleset import (
+    MAX_NODE_SCORE,
+    ArgError,
+    Code,
+    Handle,
+    NodeSet,
+    Plugin,
+    Status,
+    Target,
+    arg_field,
+    hookimpl,
+    switch,
+)
 from ruleset.api.pod import Pod
 from ruleset.gofmt import go_quote
 from ruleset.plugins.noderesources import scoring
@@ -53,6 +71,8 @@ ACTUAL_REQUESTS = switch("NodeResourcesBalancedAllocation.actual-requests", "1.2
 SKIP_BEST_EFFORT = switch("NodeResourcesBalancedAllocation.skip-best-effort", "1.33",
                           "a pod requesting none of args.resources is not scored (PreScore Skip)", _REF)
 
+_SKIP = Status(Code.SKIP)
+
 
 @dataclass(frozen=True, slots=True)
 class NodeResourcesBalancedAllocationArgs:
@@ -73,6 +93,7 @@ class NodeResourcesBalancedAllocation(Plugin):
 
     name = "NodeResourcesBalancedAllocation"
     Args = NodeResourcesBalancedAllocationArgs
+    points_since: ClassVar[Mapping[str, str]] = {"preScore": "1.27"}
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None, handle: Handle | None = None):
         super().__init__(args, handle)
@@ -122,6 +143,13 @@ class NodeResourcesBalancedAllocation(Plugin):
                              f"BalanceAttachedNodeVolumes feature gate was removed in 1.22",
                              code="arg-not-in-release")]
         return []
+
+    @hookimpl
+    def ruleset_pre_score(self, pod: Pod) -> Status | None:
+        """``PreScore`` (1.27 on): from 1.33 Skip for a pod requesting none of ``args.resources``."""
+        if self._skip_best_effort and self._reader is not None and not any(self._reader.pod_requests(pod)):
+            return _SKIP
+        return None
 
     @hookimpl
     def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:

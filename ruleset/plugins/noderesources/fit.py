@@ -9,10 +9,14 @@ Extended resources named in ``ignoredResources``, or whose domain (before the fi
 in ``ignoredResourceGroups``, are not checked. Filter without PreFilter's state is an Error,
 as upstream.
 
-From 1.28 a resource the pod requests 0 of is not checked (:data:`SKIP_ZERO_REQUESTS`); from
+From 1.28 a resource the pod requests 0 of is not checked (:data:`SKIP_ZERO_REQUESTS`), and with
+the SidecarContainers gate off PreFilter refuses a pod with a native sidecar (:data:`SIDECARS_GATED`,
+as upstream, which would otherwise count it differently from a pre-1.28 kubelet); from
 1.34 a node whose allocatable itself is below a failing request is UnschedulableAndUnresolvable
 (:data:`UNRESOLVABLE`). From 1.22 the plugin also scores, by its ``scoringStrategy``
-(:mod:`.strategy`): :attr:`NodeResourcesFit.points_since` keeps it off the Score point before.
+(:mod:`.strategy`): :attr:`NodeResourcesFit.points_since` keeps it off the Score point before,
+and off PreScore before 1.27 (kubernetes#115655 gave it one, which only caches the pod's requests:
+nothing to model, so it does nothing here).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from ruleset import (
     NodeSet,
     Plugin,
     Snapshot,
+    Status,
     Target,
     arg_field,
     hookimpl,
@@ -63,6 +68,12 @@ SKIP_ZERO_REQUESTS = switch("NodeResourcesFit.skip-zero-requests", "1.28",
                             "Filter does not check a resource the pod requests 0 of", _REF)
 UNRESOLVABLE = switch("NodeResourcesFit.unresolvable-beyond-allocatable", "1.34",
                       "a request above the node's allocatable itself is UnschedulableAndUnresolvable", _REF)
+SIDECARS_GATED = switch("NodeResourcesFit.sidecars-need-gate", "1.28",
+                        "with the SidecarContainers feature gate off, PreFilter refuses a pod with a "
+                        "restartable init container (UnschedulableAndUnresolvable)", _REF + " (PreFilter)")
+
+#: Upstream's PreFilter message (v1.28 on) for a native sidecar while the gate is off.
+SIDECARS_DISABLED = "Pod has a restartable init container and the SidecarContainers feature is disabled"
 
 PRE_FILTER_STATE_KEY = "PreFilterNodeResourcesFit"
 TOO_MANY_PODS = "Too many pods"
@@ -101,7 +112,7 @@ class NodeResourcesFit(Plugin):
 
     name = "NodeResourcesFit"
     Args = NodeResourcesFitArgs
-    points_since: ClassVar[Mapping[str, str]] = {"score": "1.22"}
+    points_since: ClassVar[Mapping[str, str]] = {"score": "1.22", "preScore": "1.27"}
 
     def __init__(self, args: NodeResourcesFitArgs | None = None, handle: Handle | None = None):
         super().__init__(args, handle)
@@ -111,6 +122,7 @@ class NodeResourcesFit(Plugin):
             raise ValueError(f"scoringStrategy is not in Kubernetes {target.version}: it came in 1.22")
         self._skip_zero = target.has(SKIP_ZERO_REQUESTS)
         self._unresolvable = target.has(UNRESOLVABLE)
+        self._refuse_sidecars = target.has(SIDECARS_GATED) and not target.gate("SidecarContainers")
         self._strategy = (strategy or DEFAULT_STRATEGY) if target.has(SCORE) else None
         if self._strategy is not None:
             names = [spec.name for spec in self._strategy.resources]
@@ -156,6 +168,11 @@ class NodeResourcesFit(Plugin):
         return errors
 
     @hookimpl
+    def ruleset_pre_score(self) -> None:
+        """``Fit.PreScore`` (1.27 on): upstream caches the pod's requests; never Skip."""
+        return None
+
+    @hookimpl
     def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:
         """``Fit.Score`` (1.22 on) by the scoring strategy; no NormalizeScore."""
         if self._strategy is None:  # before 1.22 the framework never calls it (points_since)
@@ -168,8 +185,11 @@ class NodeResourcesFit(Plugin):
         return scoring.requested_to_capacity_ratio(columns, self._weights, self._points, self._scores)
 
     @hookimpl
-    def ruleset_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot) -> None:
+    def ruleset_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot) -> Status | None:
+        if self._refuse_sidecars and any(c.restart_policy == "Always" for c in pod.init_containers):
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (SIDECARS_DISABLED,))
         state.write(PRE_FILTER_STATE_KEY, PreFilterState(self.resource_checks(pod.requests)))
+        return None
 
     def _ignored(self, name: str) -> bool:
         if not res.is_extended_resource(name):
