@@ -4,9 +4,9 @@ shows the same input giving the 1.20 answer before its release and the new answe
 
 Cases are ruleset's own, computed by hand from upstream's code at the releases named by the
 switches (``podtopologyspread/scoring.go`` and ``common.go``, ``interpodaffinity/scoring.go``);
-upstream's v1.34 tables (filtering_test.go, scoring_test.go) are NOT ported yet: their
-minDomains and node-inclusion-policy cases need behaviour that is not modelled (see
-``ruleset/plugins/podtopologyspread/versions.py``). The matchLabelKeys case stands in for the
+upstream's minDomains and node-inclusion-policy cases (filtering_test.go, scoring_test.go) are
+ported in test_pod_topology_spread_v134.py, namespaceSelector in
+test_inter_pod_affinity_namespace_selector.py. The matchLabelKeys case stands in for the
 pod field ``matchLabelKeys`` (not decoded by ``api/pod.py`` yet) with a constraint object that
 carries it.
 """

@@ -8,6 +8,10 @@ labels satisfy the selector. As v1.20's ``framework.NewPodInfo``, a selector tha
 convert drops its whole list (required affinity, required anti-affinity, preferred
 affinity, preferred anti-affinity: an assigned pod's broken list is silently ignored) and
 records ``"<list>: <error>"``; when several lists fail, the last one in that order wins.
+From 1.21 (gate PodAffinityNamespaceSelector, on from 1.22) a term's ``namespaceSelector``
+also selects namespaces, and with one the owning pod's namespace is no longer implied; the
+snapshot has no Namespace objects, so a namespace's labels are taken to be
+``kubernetes.io/metadata.name=<name>`` (see :mod:`.terms`).
 
 **PreFilter** (``filtering.go``) rejects a pod whose own terms do not convert with
 UnschedulableAndUnresolvable ``parsing pod: <list>: <error>``. Otherwise it counts, per

@@ -114,11 +114,13 @@ class PreFilterState:
     affinity: TopologyCounts = field(default_factory=TopologyCounts)
     #: Pairs of existing pods matching the incoming pod's required anti-affinity terms.
     anti_affinity: TopologyCounts = field(default_factory=TopologyCounts)
+    #: Terms are converted as PodAffinityNamespaceSelector does (see :mod:`.terms`).
+    namespace_selector: bool = False
 
     def clone(self) -> PreFilterState:
         # The pod and its terms do not change, only the counts.
         return PreFilterState(self.pod, self.info, self.existing_anti_affinity.clone(), self.affinity.clone(),
-                              self.anti_affinity.clone())
+                              self.anti_affinity.clone(), self.namespace_selector)
 
     def update_with_pod(self, other: Pod, node: int, snapshot: Snapshot, multiplier: int) -> None:
         """``updateWithPod``: count ``other``, on node index ``node``, in (``multiplier`` 1) or out (-1)."""
@@ -126,7 +128,8 @@ class PreFilterState:
         anti = other.affinity.pod_anti_affinity
         if anti is not None and anti.required:  # else pod_info(other) has no such terms
             hits += [(self.existing_anti_affinity, term.topology_key)
-                     for term in pod_info(other).required_anti_affinity if term.matches(self.pod)]
+                     for term in pod_info(other, self.namespace_selector).required_anti_affinity
+                     if term.matches(self.pod)]
         if matches_all(other, self.info.required_affinity):
             hits += [(self.affinity, term.topology_key) for term in self.info.required_affinity]
         hits += [(self.anti_affinity, term.topology_key)
@@ -137,11 +140,12 @@ class PreFilterState:
                 counts.add(snapshot, key, one, multiplier)
 
 
-def existing_anti_affinity_counts(pod: Pod, snapshot: Snapshot) -> TopologyCounts:
+def existing_anti_affinity_counts(pod: Pod, snapshot: Snapshot, namespace_selector: bool = False,
+                                  ) -> TopologyCounts:
     """``getTPMapMatchingExistingAntiAffinity``."""
     counts = TopologyCounts()
     table = snapshot.pod_table
-    index = existing_terms(snapshot)
+    index = existing_terms(snapshot, namespace_selector)
     if not len(index.rows):
         return counts
     chosen = (index.kinds == REQUIRED_ANTI_AFFINITY) & table.alive[index.rows]

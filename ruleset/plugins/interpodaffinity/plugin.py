@@ -25,7 +25,7 @@ from ruleset.plugins.interpodaffinity.scoring import (
     score_nodes,
     topology_scores,
 )
-from ruleset.plugins.interpodaffinity.terms import pod_info
+from ruleset.plugins.interpodaffinity.terms import NAMESPACE_SELECTOR, pod_info
 
 NAME = "InterPodAffinity"
 MIN_HARD_POD_AFFINITY_WEIGHT = 0
@@ -59,6 +59,7 @@ class InterPodAffinity(Plugin):
         super().__init__(args, handle)
         # Read once from the profile's release: the hooks carry no version checks.
         self._true_min_max = self.handle.target.has(TRUE_MIN_MAX)
+        self._namespace_selector = self.handle.target.has(NAMESPACE_SELECTOR)
 
     @classmethod
     def validate_args(cls, args: InterPodAffinityArgs) -> list[ArgError]:
@@ -73,12 +74,14 @@ class InterPodAffinity(Plugin):
     # ------------------------------------------------------------------ PreFilter
     @hookimpl
     def ruleset_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot) -> Status | None:
-        info = pod_info(pod)
+        ns = self._namespace_selector
+        info = pod_info(pod, ns)
         if info.parse_error is not None:
             return Status.unresolvable(f"parsing pod: {info.parse_error}")
         affinity, anti = incoming_affinity_counts(info, snapshot)
+        existing = existing_anti_affinity_counts(pod, snapshot, ns)
         state.write(PRE_FILTER_STATE_KEY,
-                    PreFilterState(pod, info, existing_anti_affinity_counts(pod, snapshot), affinity, anti))
+                    PreFilterState(pod, info, existing, affinity, anti, namespace_selector=ns))
         return None
 
     def _update(self, state: CycleState, other: Pod, node: int, snapshot: Snapshot,
@@ -112,12 +115,13 @@ class InterPodAffinity(Plugin):
     def ruleset_pre_score(self, state: CycleState, pod: Pod, nodes: NodeSet) -> Status | None:
         if not len(nodes):
             return None
-        info = pod_info(pod)
+        info = pod_info(pod, self._namespace_selector)
         if info.parse_error is not None:
             # Unreachable after PreFilter, which rejects the pod first.
             return Status.error(f"parsing pod: {info.parse_error}")
         state.write(PRE_SCORE_STATE_KEY,
-                    topology_scores(pod, info, nodes.snapshot, self.args.hard_pod_affinity_weight))
+                    topology_scores(pod, info, nodes.snapshot, self.args.hard_pod_affinity_weight,
+                                    self._namespace_selector))
         return None
 
     @hookimpl

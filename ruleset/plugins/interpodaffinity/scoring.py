@@ -43,8 +43,10 @@ class PreScoreState:
     counted: bool
 
 
-def topology_scores(pod: Pod, info: PodInfo, snapshot: Snapshot, hard_weight: int) -> PreScoreState:
-    """PreScore's ``topologyScore`` over every assigned pod of the snapshot."""
+def topology_scores(pod: Pod, info: PodInfo, snapshot: Snapshot, hard_weight: int,
+                    namespace_selector: bool = False) -> PreScoreState:
+    """PreScore's ``topologyScore`` over every assigned pod of the snapshot (``namespace_selector``:
+    the terms of assigned pods converted as PodAffinityNamespaceSelector does)."""
     scores = TopologyCounts()
     counted = False
     table = snapshot.pod_table
@@ -59,7 +61,7 @@ def topology_scores(pod: Pod, info: PodInfo, snapshot: Snapshot, hard_weight: in
                 value = weighted.weight * sign
                 counted |= scores.add(snapshot, weighted.term.topology_key, nodes[matched], value)
     # The terms of assigned pods that declare affinity, against the incoming pod.
-    index = existing_terms(snapshot)
+    index = existing_terms(snapshot, namespace_selector)
     if len(index.rows):
         chosen = table.alive[index.rows]
         if hard_weight <= 0:

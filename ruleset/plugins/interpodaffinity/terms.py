@@ -1,5 +1,13 @@
 """Pod affinity terms as v1.20's ``framework.AffinityTerm`` and ``framework.PodInfo`` convert them,
 and the index of every assigned pod's terms that PreFilter and PreScore read.
+
+With PodAffinityNamespaceSelector (1.21 alpha, 1.22 beta) a term's ``namespaceSelector``
+also selects namespaces: :class:`SelectedNamespacesTerm`. The snapshot holds no Namespace
+objects, so a namespace's labels are taken to be ``{"kubernetes.io/metadata.name": <name>}``,
+the label the API server gives every namespace since 1.21 (NamespaceDefaultLabelName): a
+selector can pick namespaces by name (``{}`` picks them all), and any other label selects
+none. Upstream unrolls an incoming pod's selector into the namespaces the lister finds; the
+namespaces here are those of the pods, so the two agree.
 """
 
 from __future__ import annotations
@@ -7,14 +15,57 @@ from __future__ import annotations
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
-from ruleset import Snapshot
+from ruleset import Snapshot, switch
 from ruleset.api.affinity import AffinityTerm, affinity_term
 from ruleset.api.pod import Pod, PodAffinityTerm, WeightedPodAffinityTerm
-from ruleset.selector import SelectorError
+from ruleset.selector import Selector, SelectorError, from_label_selector
 from ruleset.snapshot import PodTable
+
+NAMESPACE_SELECTOR = switch(
+    "InterPodAffinity.namespaceSelector", "1.21",
+    "a pod affinity term's namespaceSelector also selects namespaces (a namespace's labels taken to be "
+    "kubernetes.io/metadata.name=<name>); with a selector the pod's own namespace is no longer implied",
+    "pkg/scheduler/framework/types.go (newAffinityTerm, getNamespacesFromPodAffinityTerm), "
+    "pkg/scheduler/framework/plugins/interpodaffinity/plugin.go (mergeAffinityTermNamespacesIfNotEmpty)",
+    gate="PodAffinityNamespaceSelector")
+
+#: The label every namespace carries (``LabelMetadataName``), the only one modelled.
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+
+
+@dataclass(frozen=True, slots=True)
+class SelectedNamespacesTerm(AffinityTerm):
+    """``framework.AffinityTerm`` of 1.22 for a term with a ``namespaceSelector``: a pod in one
+    of ``namespaces`` or in a namespace the selector picks."""
+
+    namespace_selector: Selector = None  # type: ignore[assignment]  # always given
+
+    def matches(self, pod: Pod) -> bool:
+        """``AffinityTerm.Matches`` with the namespace's labels (its name label)."""
+        return self.selects_namespace(pod.namespace) and self.selector.matches(pod.labels)
+
+    def selects_namespace(self, namespace: str) -> bool:
+        return (namespace in self.namespaces
+                or self.namespace_selector.matches({NAMESPACE_NAME_LABEL: namespace}))
+
+
+@lru_cache(maxsize=65536)
+def selected_namespaces_term(term: PodAffinityTerm, namespace: str) -> AffinityTerm:
+    """``newAffinityTerm`` of 1.22: with a ``namespaceSelector`` (even ``{}``) the pod's own
+    namespace is not implied; raises SelectorError."""
+    if term.namespace_selector is None:
+        return affinity_term(term, namespace)
+    return SelectedNamespacesTerm(frozenset(term.namespaces), from_label_selector(term.label_selector),
+                                  term.topology_key, from_label_selector(term.namespace_selector))
+
+
+def convert_term(term: PodAffinityTerm, namespace: str, namespace_selector: bool) -> AffinityTerm:
+    """The term as the target converts it (``namespace_selector``: PodAffinityNamespaceSelector)."""
+    return selected_namespaces_term(term, namespace) if namespace_selector else affinity_term(term, namespace)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,50 +85,55 @@ class PodInfo:
     parse_error: str | None = None
 
 
-def _terms(pod: Pod, terms: Sequence[PodAffinityTerm]) -> tuple[tuple[AffinityTerm, ...], str | None]:
+def _terms(pod: Pod, terms: Sequence[PodAffinityTerm], ns_selector: bool,
+           ) -> tuple[tuple[AffinityTerm, ...], str | None]:
     out = []
     for term in terms:
         try:
-            out.append(affinity_term(term, pod.namespace))
+            out.append(convert_term(term, pod.namespace, ns_selector))
         except SelectorError as exc:
             return (), exc.reason  # one bad selector drops the whole list, as getAffinityTerms
     return tuple(out), None
 
 
-def _weighted(pod: Pod, terms: Sequence[WeightedPodAffinityTerm],
+def _weighted(pod: Pod, terms: Sequence[WeightedPodAffinityTerm], ns_selector: bool,
               ) -> tuple[tuple[WeightedAffinityTerm, ...], str | None]:
     out = []
     for weighted in terms:
         try:
-            out.append(WeightedAffinityTerm(affinity_term(weighted.term, pod.namespace), weighted.weight))
+            term = convert_term(weighted.term, pod.namespace, ns_selector)
+            out.append(WeightedAffinityTerm(term, weighted.weight))
         except SelectorError as exc:
             return (), exc.reason
     return tuple(out), None
 
 
 _POD_INFOS: weakref.WeakKeyDictionary[Pod, PodInfo] = weakref.WeakKeyDictionary()
+_POD_INFOS_NS: weakref.WeakKeyDictionary[Pod, PodInfo] = weakref.WeakKeyDictionary()
 
 
-def pod_info(pod: Pod) -> PodInfo:
-    """``framework.NewPodInfo`` (v1.20), cached per pod object."""
-    info = _POD_INFOS.get(pod)
+def pod_info(pod: Pod, namespace_selector: bool = False) -> PodInfo:
+    """``framework.NewPodInfo`` (v1.20; with ``namespace_selector``, 1.22's terms), cached per
+    pod object (one cache per conversion, as profiles of two releases may share pods)."""
+    cache = _POD_INFOS_NS if namespace_selector else _POD_INFOS
+    info = cache.get(pod)
     if info is not None:
         return info
     affinity, anti = pod.affinity.pod_affinity, pod.affinity.pod_anti_affinity
     error = None
-    required, err = _terms(pod, affinity.required if affinity else ())
+    required, err = _terms(pod, affinity.required if affinity else (), namespace_selector)
     if err:
         error = f"requiredAffinityTerms: {err}"
-    required_anti, err = _terms(pod, anti.required if anti else ())
+    required_anti, err = _terms(pod, anti.required if anti else (), namespace_selector)
     if err:
         error = f"requiredAntiAffinityTerms: {err}"
-    preferred, err = _weighted(pod, affinity.preferred if affinity else ())
+    preferred, err = _weighted(pod, affinity.preferred if affinity else (), namespace_selector)
     if err:
         error = f"preferredAffinityTerms: {err}"
-    preferred_anti, err = _weighted(pod, anti.preferred if anti else ())
+    preferred_anti, err = _weighted(pod, anti.preferred if anti else (), namespace_selector)
     if err:
         error = f"preferredAntiAffinityTerms: {err}"
-    info = _POD_INFOS[pod] = PodInfo(required, required_anti, preferred, preferred_anti, error)
+    info = cache[pod] = PodInfo(required, required_anti, preferred, preferred_anti, error)
     return info
 
 
@@ -89,6 +145,8 @@ def matches_all(pod: Pod, terms: Sequence[AffinityTerm]) -> bool:
 def table_matches(term: AffinityTerm, table: PodTable, rows: np.ndarray) -> np.ndarray:
     """``term.matches`` for the pods in ``rows`` at once."""
     codes = [c for c in (table.namespace_code(ns) for ns in term.namespaces) if c >= 0]
+    if isinstance(term, SelectedNamespacesTerm):
+        codes = [code for ns, code in table.namespaces.items() if term.selects_namespace(ns)]
     if not codes or not len(rows):
         return np.zeros(len(rows), dtype=bool)
     in_namespace = np.isin(table.namespace[rows], codes)
@@ -116,7 +174,9 @@ class ExistingTerms:
     table at use time, which also covers pods removed and put back by dry runs.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, namespace_selector: bool = False) -> None:
+        #: Convert terms as PodAffinityNamespaceSelector does.
+        self.namespace_selector = namespace_selector
         self.scanned = 0
         self.terms: list[AffinityTerm] = []
         self._ids: dict[int, int] = {}
@@ -154,7 +214,7 @@ class ExistingTerms:
         kinds: list[int] = []
         weights: list[int] = []
         for row in (np.flatnonzero(table.has_affinity[self.scanned:size]) + self.scanned).tolist():
-            info = pod_info(table.pods[row])
+            info = pod_info(table.pods[row], self.namespace_selector)
             entries = [*((t, REQUIRED_AFFINITY, 0) for t in info.required_affinity),
                        *((t, REQUIRED_ANTI_AFFINITY, 0) for t in info.required_anti_affinity),
                        *((w.term, PREFERRED_AFFINITY, w.weight) for w in info.preferred_affinity),
@@ -191,7 +251,8 @@ class ExistingTerms:
         return known[self.term_ids]
 
 
-def existing_terms(snapshot: Snapshot) -> ExistingTerms:
-    """The snapshot's :class:`ExistingTerms`, brought up to date with its pod table."""
-    return snapshot.derive(__name__, lambda _: ExistingTerms()).sync(snapshot.pod_table)
+def existing_terms(snapshot: Snapshot, namespace_selector: bool = False) -> ExistingTerms:
+    """The snapshot's :class:`ExistingTerms` (one per conversion), brought up to date with its pod table."""
+    name = f"{__name__}.namespace_selector" if namespace_selector else __name__
+    return snapshot.derive(name, lambda _: ExistingTerms(namespace_selector)).sync(snapshot.pod_table)
 

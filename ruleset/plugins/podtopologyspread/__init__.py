@@ -41,6 +41,13 @@ node whose pair was never created, i.e. a node the pod's node affinity excludes 
 value no eligible node has; here that update is skipped, which is what upstream does since
 the fix (kubernetes#110853).
 
+Later releases (switches in :mod:`.versions`, read once when the plugin is built): from 1.24
+Filter counts one pass over the nodes carrying every key and matching the pod's node affinity
+(of constraints sharing a key, a node's count is the last one's) and ``minDomains`` (gate) sets
+the global minimum to 0 while fewer domains are eligible; from 1.25 (gate)
+``nodeAffinityPolicy``/``nodeTaintsPolicy`` (defaults Honor/Ignore) choose per constraint which
+nodes count, in Filter and Score; from 1.33 each constraint counts on its own.
+
 Upstream's ``pkg/scheduler/framework/plugins/podtopologyspread``, file for file:
 :mod:`.common` (constraints and defaults), :mod:`.filtering` (PreFilter, AddPod/RemovePod,
 Filter), :mod:`.scoring` (PreScore, Score, NormalizeScore), :mod:`.plugin` (the plugin and

@@ -6,7 +6,7 @@ nodes carry every constraint's topology key.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,15 +25,26 @@ LABEL_HOSTNAME = "kubernetes.io/hostname"
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
 
 MAX_INT32 = 2**31 - 1
+HONOR = "Honor"
+IGNORE = "Ignore"
 
 
 @dataclass(frozen=True, slots=True)
 class SpreadConstraint:
-    """``topologySpreadConstraint``: a constraint with its selector parsed."""
+    """``topologySpreadConstraint``: a constraint with its selector parsed.
+
+    ``min_domains`` and the node inclusion policies keep upstream's defaults (1, Honor,
+    Ignore) unless the target reads the pod's fields (MinDomainsInPodTopologySpread,
+    NodeInclusionPolicyInPodTopologySpread); with those defaults a constraint behaves as
+    in v1.20.
+    """
 
     max_skew: int
     topology_key: str
     selector: Selector
+    min_domains: int = 1
+    node_affinity_policy: str = HONOR
+    node_taints_policy: str = IGNORE
 
 
 def merge_match_label_keys(selector: Selector, keys: Sequence[str], pod_labels: dict[str, str]) -> Selector:
@@ -51,12 +62,14 @@ def merge_match_label_keys(selector: Selector, keys: Sequence[str], pod_labels: 
 
 
 def filter_constraints(constraints: Sequence[TopologySpreadConstraint], action: str,
-                       pod_labels: dict[str, str] | None = None) -> list[SpreadConstraint]:
+                       pod_labels: dict[str, str] | None = None, min_domains: bool = False,
+                       inclusion_policies: bool = False) -> list[SpreadConstraint]:
     """``filterTopologySpreadConstraints``: the pod's constraints with ``action``, selectors parsed.
 
     A nil selector parses to NOTHING (``LabelSelectorAsSelector``); an invalid one raises
     SelectorError. With ``pod_labels`` (the MatchLabelKeysInPodTopologySpread behaviour), each
-    constraint's ``matchLabelKeys`` are merged into its selector.
+    constraint's ``matchLabelKeys`` are merged into its selector; ``min_domains`` and
+    ``inclusion_policies`` read the fields of those gates (absent ones keep the defaults).
     """
     out = []
     for c in constraints:
@@ -66,19 +79,26 @@ def filter_constraints(constraints: Sequence[TopologySpreadConstraint], action: 
         keys: Sequence[str] = getattr(c, "match_label_keys", ())  # decoded from 1.25 on (api/pod.py)
         if pod_labels is not None and keys:
             selector = merge_match_label_keys(selector, keys, pod_labels)
-        out.append(SpreadConstraint(c.max_skew, c.topology_key, selector))
+        made = SpreadConstraint(c.max_skew, c.topology_key, selector)
+        if min_domains and c.min_domains is not None:
+            made = replace(made, min_domains=c.min_domains)
+        if inclusion_policies:
+            made = replace(made, node_affinity_policy=c.node_affinity_policy or HONOR,
+                           node_taints_policy=c.node_taints_policy or IGNORE)
+        out.append(made)
     return out
 
 
 def pod_constraints(pod: Pod, snapshot: Snapshot, action: str, defaults: Sequence[DefaultConstraint],
-                    match_label_keys: bool = False) -> list[SpreadConstraint]:
+                    match_label_keys: bool = False, min_domains: bool = False,
+                    inclusion_policies: bool = False) -> list[SpreadConstraint]:
     """The pod's constraints with ``action``, or ``buildDefaultConstraints`` when it has none.
 
     Raises SelectorError for an invalid selector of the pod's own constraints.
     """
     if pod.topology_spread_constraints:
         return filter_constraints(pod.topology_spread_constraints, action,
-                                  pod.labels if match_label_keys else None)
+                                  pod.labels if match_label_keys else None, min_domains, inclusion_policies)
     # buildDefaultConstraints: the defaults carry no selector (validation forbids one),
     # so parsing theirs cannot fail; DefaultSelector(pod) replaces it.
     chosen = [c for c in defaults if c.when_unsatisfiable == action]

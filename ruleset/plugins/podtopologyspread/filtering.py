@@ -17,7 +17,8 @@ from ruleset.plugins.podtopologyspread.common import (
     SpreadConstraint,
     has_all_keys,
 )
-from ruleset.plugins.podtopologyspread.helpers import node_affinity_mask
+from ruleset.plugins.podtopologyspread.helpers import NodeInclusion
+from ruleset.plugins.podtopologyspread.versions import V120, Behaviour
 
 PRE_FILTER_STATE_KEY = "PreFilterPodTopologySpread"
 
@@ -113,38 +114,56 @@ class TopologyCounts:
         return TopologyCounts(self.values, self.exists, self.counts.copy(), list(self.paths))
 
 
+Slot = str | int
+
+
 @dataclass
 class PreFilterState:
-    """``preFilterState``: the DoNotSchedule constraints and the counts per topology pair."""
+    """``preFilterState``: the DoNotSchedule constraints and the counts per topology pair.
+
+    ``slots[i]`` names constraint i's entry of ``keys``: its topology key (constraints sharing
+    a key add into one count per value, as before 1.33) or, from 1.33
+    (PodTopologySpread.per-constraint-counts), its index. ``include[i]`` is the nodes whose
+    pods AddPod/RemovePod may count for constraint i (None: no check, as v1.20).
+    """
 
     constraints: tuple[SpreadConstraint, ...] = ()
-    keys: dict[str, TopologyCounts] = field(default_factory=dict)
+    keys: dict[Slot, TopologyCounts] = field(default_factory=dict)
+    slots: tuple[Slot, ...] = ()
+    include: tuple[np.ndarray | None, ...] = ()
+    #: Per slot: the number of eligible domains (pairs), which minDomains compares to.
+    domains: dict[Slot, int] = field(default_factory=dict)
 
     def clone(self) -> PreFilterState:
-        return PreFilterState(self.constraints, {k: v.clone() for k, v in self.keys.items()})
+        return PreFilterState(self.constraints, {k: v.clone() for k, v in self.keys.items()}, self.slots,
+                              self.include, self.domains)
 
-    def pair_counts(self) -> dict[tuple[str, str], int]:
+    def pair_counts(self) -> dict[tuple[Slot, str], int]:
         """``TpPairToMatchNum`` as a mapping, for reports and tests."""
         return {(key, t.values[code]): int(t.counts[code])
                 for key, t in self.keys.items() for code in np.flatnonzero(t.exists)}
 
-    def critical_paths(self) -> dict[str, tuple[tuple[str, int], tuple[str, int]]]:
+    def critical_paths(self) -> dict[Slot, tuple[tuple[str, int], tuple[str, int]]]:
         """``TpKeyToCriticalPaths`` as a mapping, for reports and tests."""
         return {key: (t.paths[0], t.paths[1]) for key, t in self.keys.items()}
 
     def update_with_pod(self, updated: Pod, preemptor: Pod, snapshot: Snapshot, node: int,
                         delta: int) -> None:
-        """``preFilterState.updateWithPod`` (v1.20): no node-affinity check, terminating pods count."""
+        """``preFilterState.updateWithPod``: v1.20 checks no node affinity; later releases skip a
+        node the constraint does not count (``include``); terminating pods count."""
         if not self.constraints or updated.namespace != preemptor.namespace:
             return
         labels = snapshot.nodes[node].labels
         if any(c.topology_key not in labels for c in self.constraints):
             return
-        for c in self.constraints:
+        for i, c in enumerate(self.constraints):
             if not c.selector.matches(updated.labels):
                 continue
+            include = self.include[i] if i < len(self.include) else None
+            if include is not None and not include[node]:
+                continue
             key = c.topology_key
-            counts = self.keys[key]
+            counts = self.keys[self.slots[i] if self.slots else key]
             value = labels[key]
             code = snapshot.node_labels.code_of(key, value)
             if code < 0 or code >= len(counts.exists) or not counts.exists[code]:
@@ -154,43 +173,99 @@ class PreFilterState:
 
 
 def pre_filter_state(pod: Pod, snapshot: Snapshot, constraints: list[SpreadConstraint],
-                     empty_counts_nothing: bool = False) -> PreFilterState:
-    """``calPreFilterState`` once the constraints are known (``empty_counts_nothing``: 1.27's
-    ``countPodsMatchSelector``, see :class:`.common.CountCache`)."""
+                     behaviour: Behaviour = V120) -> PreFilterState:
+    """``calPreFilterState`` once the constraints are known, as ``behaviour``'s release counts."""
     if not constraints:
         return PreFilterState()
+    slots: list[Slot] = [i if behaviour.per_constraint_counts else c.topology_key
+                         for i, c in enumerate(constraints)]
+    if behaviour.filter_counts_affinity_nodes:
+        keys, include = _count_single_pass(pod, snapshot, constraints, slots, behaviour)
+    else:
+        keys, include = _count_v120(pod, snapshot, constraints, behaviour)
+    for slot, counts in keys.items():
+        key = constraints[slots.index(slot)].topology_key
+        counts.paths = build_critical_paths(counts.values, counts.exists, counts.counts,
+                                            value_rank(snapshot, key))
+    domains = {slot: int(counts.exists.sum()) for slot, counts in keys.items()}
+    return PreFilterState(tuple(constraints), keys, tuple(slots), tuple(include), domains)
+
+
+def _new_counts(snapshot: Snapshot, key: str) -> TopologyCounts:
+    values = snapshot.node_labels.vocabulary(key)
+    return TopologyCounts(values, np.zeros(len(values), dtype=bool), np.zeros(len(values), dtype=np.int64),
+                          new_critical_paths())
+
+
+def _count_v120(pod: Pod, snapshot: Snapshot, constraints: list[SpreadConstraint], behaviour: Behaviour,
+                ) -> tuple[dict[Slot, TopologyCounts], list[np.ndarray | None]]:
+    """v1.20 to 1.23: pairs come from the nodes that match the pod's node affinity and carry
+    every key; then every node whose pair exists counts, each constraint adding its matches."""
     eligible = has_all_keys(snapshot, constraints)
-    affinity = node_affinity_mask(pod, snapshot)
+    affinity = NodeInclusion(pod, snapshot).affinity
     if affinity is not None:
         eligible &= affinity
-    per_node = CountCache(snapshot, pod.namespace, empty_counts_nothing)
-    keys: dict[str, TopologyCounts] = {}
+    per_node = CountCache(snapshot, pod.namespace, behaviour.empty_selector_counts_nothing)
+    keys: dict[Slot, TopologyCounts] = {}
     for c in constraints:
         key = c.topology_key
         column = snapshot.node_labels.column(key)
-        values = snapshot.node_labels.vocabulary(key)
         counts = keys.get(key)
         if counts is None:
-            exists = np.zeros(len(values), dtype=bool)
+            counts = keys[key] = _new_counts(snapshot, key)
             if column is not None:
-                exists[column[eligible]] = True
-            counts = keys[key] = TopologyCounts(values, exists, np.zeros(len(values), dtype=np.int64),
-                                                new_critical_paths())
+                counts.exists[column[eligible]] = True
         if column is None or not counts.exists.any():
             continue
-        # Every node is counted into its pair when that pair exists; a node without
-        # the key reads as value "" (Go's missing map entry), which exists only if an
-        # eligible node carries the key with an empty value.
+        # A node without the key reads as value "" (Go's missing map entry), which exists
+        # only if an eligible node carries the key with an empty value.
         codes = np.where(column >= 0, column, snapshot.node_labels.code_of(key, ""))
         counted = codes >= 0
         counted[counted] = counts.exists[codes[counted]]
-        matches = per_node(c.selector)
-        counts.counts += np.bincount(codes[counted], weights=matches[counted],
-                                     minlength=len(values)).astype(np.int64)
-    for key, counts in keys.items():
-        counts.paths = build_critical_paths(counts.values, counts.exists, counts.counts,
-                                            value_rank(snapshot, key))
-    return PreFilterState(tuple(constraints), keys)
+        counts.counts += np.bincount(codes[counted], weights=per_node(c.selector)[counted],
+                                     minlength=len(counts.values)).astype(np.int64)
+    return keys, [None] * len(constraints)
+
+
+def _count_single_pass(pod: Pod, snapshot: Snapshot, constraints: list[SpreadConstraint], slots: list[Slot],
+                       behaviour: Behaviour) -> tuple[dict[Slot, TopologyCounts], list[np.ndarray | None]]:
+    """From 1.24: one pass over the nodes carrying every key and matching the pod's node
+    affinity (kubernetes#107009), or from 1.25 with NodeInclusionPolicyInPodTopologySpread
+    those each constraint's policies include; a node counted makes its pair. Per node a
+    pair holds one count (``tpCountsByNode``, kubernetes#107623): of constraints sharing a
+    slot, the last that counts the node wins."""
+    has_keys = has_all_keys(snapshot, constraints)
+    inclusion = NodeInclusion(pod, snapshot)
+    affinity = inclusion.affinity
+    eligible = has_keys if affinity is None else has_keys & affinity
+    per_node = CountCache(snapshot, pod.namespace, behaviour.empty_selector_counts_nothing)
+    include: list[np.ndarray | None] = []
+    node_value: dict[Slot, np.ndarray] = {}
+    node_in: dict[Slot, np.ndarray] = {}
+    keys: dict[Slot, TopologyCounts] = {}
+    for slot, c in zip(slots, constraints, strict=True):
+        if slot not in keys:
+            keys[slot] = _new_counts(snapshot, c.topology_key)
+            node_value[slot] = np.zeros(snapshot.num_nodes, dtype=np.int64)
+            node_in[slot] = np.zeros(snapshot.num_nodes, dtype=bool)
+        if behaviour.node_inclusion_policy:
+            mask = inclusion.mask(c.node_affinity_policy, c.node_taints_policy)
+            chosen = has_keys if mask is None else has_keys & mask
+            include.append(mask)
+        else:
+            chosen = eligible
+            include.append(affinity)
+        node_value[slot][chosen] = per_node(c.selector)[chosen]
+        node_in[slot] |= chosen
+    for slot, counts in keys.items():
+        column = snapshot.node_labels.column(constraints[slots.index(slot)].topology_key)
+        if column is None:
+            continue  # no node carries the key: nothing is counted
+        codes = column[node_in[slot]]
+        counts.exists[codes] = True
+        counts.counts += np.bincount(codes, weights=node_value[slot][node_in[slot]],
+                                     minlength=len(counts.values)).astype(np.int64)
+    return keys, include
 
 
 def filter_nodes(current: PreFilterState, pod: Pod, nodes: NodeSet) -> FilterResult | None:
@@ -201,7 +276,7 @@ def filter_nodes(current: PreFilterState, pod: Pod, nodes: NodeSet) -> FilterRes
     codes = np.zeros(n, dtype=np.int8)
     reason = np.zeros(n, dtype=np.int32)
     open_ = np.ones(n, dtype=bool)  # nodes no earlier constraint has rejected
-    for c in current.constraints:
+    for i, c in enumerate(current.constraints):
         column = nodes.label_column(c.topology_key)
         missing = open_ & (column < 0)
         codes[missing] = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
@@ -209,9 +284,12 @@ def filter_nodes(current: PreFilterState, pod: Pod, nodes: NodeSet) -> FilterRes
         open_ &= ~missing
         if not open_.any():
             break
-        counts = current.keys[c.topology_key]
+        slot = current.slots[i] if current.slots else c.topology_key
+        counts = current.keys[slot]
         self_match = 1 if c.selector.matches(pod.labels) else 0
-        skew = counts.counts[np.where(open_, column, 0)] + self_match - counts.paths[0][1]
+        # minMatchNum: with fewer eligible domains than minDomains the global minimum is 0.
+        minimum = 0 if current.domains.get(slot, 0) < c.min_domains else counts.paths[0][1]
+        skew = counts.counts[np.where(open_, column, 0)] + self_match - minimum
         over = open_ & (skew > c.max_skew)
         codes[over] = Code.UNSCHEDULABLE
         reason[over] = 2

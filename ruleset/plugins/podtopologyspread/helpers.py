@@ -77,3 +77,37 @@ def node_affinity_mask(pod: Pod, snapshot: Snapshot) -> np.ndarray | None:
     if not pod.node_selector and (affinity is None or affinity.required is None):
         return None
     return pod_matches_node_selector_and_affinity(pod, snapshot.all_nodes())
+
+
+def tolerated_mask(pod: Pod, snapshot: Snapshot) -> np.ndarray:
+    """Per snapshot node: the pod tolerates every NoSchedule and NoExecute taint of it
+    (``FindMatchingUntoleratedTaint`` with ``DoNotScheduleTaintsFilterFunc`` finds none)."""
+    out = np.ones(snapshot.num_nodes, dtype=bool)
+    for i, node in enumerate(snapshot.nodes):
+        for taint in node.taints:
+            if taint.effect not in ("NoSchedule", "NoExecute"):
+                continue
+            if not any(t.tolerates(taint.key, taint.value, taint.effect) for t in pod.tolerations):
+                out[i] = False
+                break
+    return out
+
+
+class NodeInclusion:
+    """``matchNodeInclusionPolicies`` over every snapshot node, for one pod (the masks are
+    computed on first use and shared by its constraints)."""
+
+    def __init__(self, pod: Pod, snapshot: Snapshot):
+        self.pod = pod
+        self.snapshot = snapshot
+        self.affinity = node_affinity_mask(pod, snapshot)
+        self._tolerated: np.ndarray | None = None
+
+    def mask(self, affinity_policy: str, taints_policy: str) -> np.ndarray | None:
+        """The nodes a constraint with these policies counts; None for every node."""
+        out = self.affinity if affinity_policy == "Honor" else None
+        if taints_policy == "Honor":
+            if self._tolerated is None:
+                self._tolerated = tolerated_mask(self.pod, self.snapshot)
+            out = self._tolerated if out is None else out & self._tolerated
+        return out

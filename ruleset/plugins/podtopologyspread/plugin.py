@@ -71,8 +71,9 @@ class PodTopologySpread(Plugin):
 
         Raises SelectorError for an invalid selector of the pod's own constraints.
         """
-        return pod_constraints(pod, snapshot, action, self.default_constraints,
-                               self.behaviour.match_label_keys)
+        b = self.behaviour
+        return pod_constraints(pod, snapshot, action, self.default_constraints, b.match_label_keys,
+                               b.min_domains, b.node_inclusion_policy)
 
     # ------------------------------------------------------------------- filter
     @hookimpl
@@ -81,8 +82,7 @@ class PodTopologySpread(Plugin):
             constraints = self.constraints_for(pod, snapshot, DO_NOT_SCHEDULE)
         except SelectorError as exc:
             return Status.error(f"obtaining pod's hard topology spread constraints: {exc}")
-        state.write(PRE_FILTER_STATE_KEY, pre_filter_state(pod, snapshot, constraints,
-                                                               self.behaviour.empty_selector_counts_nothing))
+        state.write(PRE_FILTER_STATE_KEY, pre_filter_state(pod, snapshot, constraints, self.behaviour))
         return None
 
     @hookimpl

@@ -18,7 +18,8 @@ from ruleset.plugins.podtopologyspread.common import (
     SpreadConstraint,
     has_all_keys,
 )
-from ruleset.plugins.podtopologyspread.helpers import node_affinity_mask, topology_normalizing_weight
+from ruleset.plugins.podtopologyspread.filtering import Slot
+from ruleset.plugins.podtopologyspread.helpers import NodeInclusion, topology_normalizing_weight
 from ruleset.plugins.podtopologyspread.versions import V120, Behaviour
 
 PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
@@ -37,18 +38,20 @@ class PreScoreState:
 
     constraints: tuple[SpreadConstraint, ...] = ()
     ignored: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
-    pair_exists: dict[str, np.ndarray] = field(default_factory=dict)
-    pair_counts: dict[str, np.ndarray] = field(default_factory=dict)
+    pair_exists: dict[Slot, np.ndarray] = field(default_factory=dict)
+    pair_counts: dict[Slot, np.ndarray] = field(default_factory=dict)
     node_counts: list[np.ndarray] = field(default_factory=list)
     weights: tuple[float, ...] = ()
-    values: dict[str, list[str]] = field(default_factory=dict)
+    values: dict[Slot, list[str]] = field(default_factory=dict)
+    #: Per constraint: its entry of the pair dicts (its key, or from 1.33 its index).
+    slots: tuple[Slot, ...] = ()
     #: Round the raw score (1.24) rather than truncate it.
     round_score: bool = False
     #: PreScore returned Skip (1.28, no soft constraints): Score and NormalizeScore give 0,
     #: so the plugin adds nothing to the total, as a skipped plugin does.
     skip: bool = False
 
-    def topology_pair_counts(self) -> dict[tuple[str, str], int]:
+    def topology_pair_counts(self) -> dict[tuple[Slot, str], int]:
         """``TopologyPairToPodCounts`` as a mapping, for reports and tests."""
         return {(key, self.values[key][code]): int(self.pair_counts[key][code])
                 for key, exists in self.pair_exists.items() for code in np.flatnonzero(exists)}
@@ -77,14 +80,21 @@ def pre_score_state(pod: Pod, nodes: NodeSet, constraints: list[SpreadConstraint
         eligible = np.ones(snapshot.num_nodes, dtype=bool)
     ignored[nodes.indices[~scored]] = True
     candidates = nodes.indices[scored]
-    affinity = node_affinity_mask(pod, snapshot)
-    if affinity is not None:
-        eligible &= affinity
+    inclusion = NodeInclusion(pod, snapshot)
+    eligible_all = eligible if inclusion.affinity is None else eligible & inclusion.affinity
     per_node = CountCache(snapshot, pod.namespace, behaviour.empty_selector_counts_nothing)
     state = PreScoreState(tuple(constraints), ignored, round_score=behaviour.score_round)
     weights = []
-    for c in constraints:
+    for i, c in enumerate(constraints):
         key = c.topology_key
+        slot: Slot = i if behaviour.per_constraint_counts else key
+        state.slots += (slot,)
+        if behaviour.node_inclusion_policy:
+            # matchNodeInclusionPolicies per constraint, on the nodes with every key.
+            mask = inclusion.mask(c.node_affinity_policy, c.node_taints_policy)
+            eligible_i = eligible if mask is None else eligible & mask
+        else:
+            eligible_i = eligible_all
         state.node_counts.append(per_node(c.selector))
         if key == LABEL_HOSTNAME:
             weights.append(topology_normalizing_weight(len(candidates)))
@@ -95,33 +105,33 @@ def pre_score_state(pod: Pod, nodes: NodeSet, constraints: list[SpreadConstraint
                  else np.asarray(column, dtype=np.int64))
         empty_code = snapshot.node_labels.code_of(key, "")
         size = 0
-        exists = state.pair_exists.get(key)
+        exists = state.pair_exists.get(slot)
         if exists is None:
-            # Pairs come from the scored nodes; only the first constraint of a key
-            # creates them, so only it counts them into its topology size.
-            values = state.values[key] = snapshot.node_labels.vocabulary(key)
-            exists = state.pair_exists[key] = np.zeros(len(values), dtype=bool)
+            # Pairs come from the scored nodes; only the first constraint of a slot (of a
+            # key, before 1.33) creates them, so only it counts them into its topology size.
+            values = state.values[slot] = snapshot.node_labels.vocabulary(key)
+            exists = state.pair_exists[slot] = np.zeros(len(values), dtype=bool)
             mine = codes[candidates]
             exists[mine[mine >= 0]] = True
             size = int(exists.sum())
             if (mine < 0).any() and (empty_code < 0 or not exists[empty_code]):
                 size += 1  # the "" pair of the nodes without the key; nothing reads its count
-            state.pair_counts[key] = np.zeros(len(values), dtype=np.int64)
+            state.pair_counts[slot] = np.zeros(len(values), dtype=np.int64)
         weights.append(topology_normalizing_weight(size))
         if column is None or not exists.any():
             continue
         # Every constraint adds its matching pods into the pairs of its key, on the nodes
         # that match the pod's node affinity (and, unless system-defaulted, carry every key).
-        chosen = eligible & (codes >= 0)
+        chosen = eligible_i & (codes >= 0)
         node_codes = codes[chosen]
         matches = state.node_counts[-1][chosen]
         keep = exists[node_codes]
-        state.pair_counts[key] += np.bincount(node_codes[keep], weights=matches[keep],
+        state.pair_counts[slot] += np.bincount(node_codes[keep], weights=matches[keep],
                                               minlength=len(exists)).astype(np.int64)
         if not require_all and empty_code >= 0 and exists[empty_code]:
             # Nodes without the key share the "" pair with nodes labelled key="".
-            keyless = eligible & (codes < 0)
-            state.pair_counts[key][empty_code] += int(state.node_counts[-1][keyless].sum())
+            keyless = eligible_i & (codes < 0)
+            state.pair_counts[slot][empty_code] += int(state.node_counts[-1][keyless].sum())
     state.weights = tuple(weights)
     return state
 
@@ -146,7 +156,8 @@ def score_nodes(current: PreScoreState, nodes: NodeSet) -> np.ndarray:
             count = current.node_counts[i][nodes.indices]
         else:
             count = np.zeros(len(nodes), dtype=np.int64)
-            count[labelled] = current.pair_counts[c.topology_key][column[labelled]]
+            slot = current.slots[i] if current.slots else c.topology_key
+            count[labelled] = current.pair_counts[slot][column[labelled]]
         # scoreForCount, added in Go's order: (cnt*weight + (maxSkew-1)), then into the sum.
         term = count.astype(np.float64) * current.weights[i] + float(c.max_skew - 1)
         score = np.where(labelled, score + term, score)

@@ -1,11 +1,8 @@
 """What PodTopologySpread does differently after v1.20: the switches, and the behaviour one
 target selects (read once, when the plugin is built).
 
-Not (yet) modelled, so a 1.34 profile still runs these as 1.20 does: ``minDomains``
-(MinDomainsInPodTopologySpread), ``nodeAffinityPolicy``/``nodeTaintsPolicy``
-(NodeInclusionPolicyInPodTopologySpread), v1.24's Filter counting only the nodes that match
-the pod's node affinity, and the per-constraint (rather than per-key) pair counts of later
-releases; see the report of issue 13.
+Not modelled: the ``PodsWithOwnerRef`` shortcut of some later scoring.go versions (counting
+a pod's siblings by owner rather than by selector; not verified to be in any release).
 """
 
 from __future__ import annotations
@@ -33,6 +30,27 @@ EMPTY_SELECTOR_COUNTS_NOTHING = switch(
     "PodTopologySpread.empty-selector-counts-nothing", "1.27",
     "a constraint with labelSelector {} counts no pods (upstream bug kubernetes#141339, kept)",
     _DIR + "common.go (countPodsMatchSelector, kubernetes#116607)")
+FILTER_COUNTS_AFFINITY_NODES = switch(
+    "PodTopologySpread.filter-counts-affinity-nodes-only", "1.24",
+    "Filter counts only the pods of nodes that match the pod's nodeSelector/required node affinity "
+    "(v1.20 counted every node whose topology value an eligible node has); of constraints sharing a "
+    "topology key, a node's count is the last constraint's (v1.20 added them)",
+    _DIR + "filtering.go (calPreFilterState, kubernetes#107009 and #107623)")
+MIN_DOMAINS = switch(
+    "PodTopologySpread.minDomains", "1.24",
+    "minDomains: while fewer domains than minDomains are eligible, Filter's global minimum is 0",
+    _DIR + "filtering.go (minMatchNum)", gate="MinDomainsInPodTopologySpread")
+NODE_INCLUSION_POLICY = switch(
+    "PodTopologySpread.node-inclusion-policy", "1.25",
+    "nodeAffinityPolicy (default Honor) and nodeTaintsPolicy (default Ignore) choose, per constraint, "
+    "which nodes count in Filter and Score",
+    _DIR + "common.go (matchNodeInclusionPolicies), filtering.go, scoring.go",
+    gate="NodeInclusionPolicyInPodTopologySpread")
+PER_CONSTRAINT_COUNTS = switch(
+    "PodTopologySpread.per-constraint-counts", "1.33",
+    "constraints sharing a topology key count (and find their minimum and domains) separately, "
+    "instead of adding into one count per topology value",
+    _DIR + "filtering.go, scoring.go (kubernetes#129119)")
 PRE_SCORE_SKIP = switch(
     "PodTopologySpread.prescore-skip", "1.28",
     "a pod without soft constraints is not scored by PodTopologySpread (PreScore Skip), instead of "
@@ -49,12 +67,18 @@ class Behaviour:
     match_label_keys: bool = False
     empty_selector_counts_nothing: bool = False
     pre_score_skip: bool = False
+    filter_counts_affinity_nodes: bool = False
+    min_domains: bool = False
+    node_inclusion_policy: bool = False
+    per_constraint_counts: bool = False
 
     @classmethod
     def of(cls, target: Target) -> Behaviour:
         return cls(target.has(SYSTEM_DEFAULTS_WITHOUT_KEYS), target.has(SCORE_ROUND),
                    target.has(MATCH_LABEL_KEYS), target.has(EMPTY_SELECTOR_COUNTS_NOTHING),
-                   target.has(PRE_SCORE_SKIP))
+                   target.has(PRE_SCORE_SKIP), target.has(FILTER_COUNTS_AFFINITY_NODES),
+                   target.has(MIN_DOMAINS), target.has(NODE_INCLUSION_POLICY),
+                   target.has(PER_CONSTRAINT_COUNTS))
 
 
 V120 = Behaviour()
