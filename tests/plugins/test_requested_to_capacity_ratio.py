@@ -23,7 +23,8 @@ import pytest
 
 from ruleset.framework.plugin import check_plugin_args
 from ruleset.framework.runtime import FrameworkError
-from ruleset.plugins.noderesources.requested_to_capacity_ratio import RequestedToCapacityRatio, broken_linear
+from ruleset.plugins.noderesources.requested_to_capacity_ratio import RequestedToCapacityRatio
+from ruleset.plugins.noderesources.scoring import broken_linear
 from tests.factories import Harness, container, make_node, make_pod
 
 MIB = 1024 * 1024

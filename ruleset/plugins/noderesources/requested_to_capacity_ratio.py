@@ -24,7 +24,6 @@ import numpy as np
 
 from ruleset import MAX_NODE_SCORE, ArgError, Handle, NodeSet, Plugin, arg_field, hookimpl
 from ruleset.api.pod import Pod
-from ruleset.plugins.helper.normalize import go_div
 from ruleset.plugins.noderesources import scoring
 from ruleset.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCE_SPECS,
@@ -130,18 +129,6 @@ def validate_resources_no_max(resources: tuple[ResourceSpec, ...]) -> list[ArgEr
     return []
 
 
-def broken_linear(utilization: np.ndarray, points: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """``buildBrokenLinearFunction`` over an array of utilizations (``points`` strictly increasing)."""
-    # The first point with p <= utilization[i], as upstream's loop finds it.
-    i = np.searchsorted(points, utilization, side="left")
-    last = len(points) - 1
-    lo = np.clip(i - 1, 0, last)
-    hi = np.clip(i, 0, last)
-    span = np.where(hi > lo, points[hi] - points[lo], 1)
-    between = scores[lo] + go_div((scores[hi] - scores[lo]) * (utilization - points[lo]), span)
-    return np.where(i == 0, scores[0], np.where(i > last, scores[last], between))
-
-
 class RequestedToCapacityRatio(Plugin):
     """Scores nodes by a configured curve of their resource utilization once the pod is placed (Score)."""
 
@@ -182,7 +169,7 @@ class RequestedToCapacityRatio(Plugin):
             safe = np.where(full, 1, allocatable)
             utilization = np.where(full, MAX_UTILIZATION,
                                    MAX_UTILIZATION - (allocatable - requested) * MAX_UTILIZATION // safe)
-            score = broken_linear(utilization, self._points, self._scores)
+            score = scoring.broken_linear(utilization, self._points, self._scores)
             counted = score > 0
             node_score += np.where(counted, score * weight, 0)
             weight_sum += np.where(counted, weight, 0)

@@ -158,7 +158,9 @@ def most_allocated(columns: Columns, weights: Sequence[int]) -> np.ndarray:
 
 
 def broken_linear(utilization: np.ndarray, points: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """``helper.BuildBrokenLinearFunction`` over an array of utilizations (points strictly increasing)."""
+    """``helper.BuildBrokenLinearFunction`` over an array of utilizations (points strictly increasing;
+    the first point with ``p >= utilization`` found as upstream's loop finds it). The v1.20
+    RequestedToCapacityRatio plugin uses it too."""
     i = np.searchsorted(points, utilization, side="left")
     last = len(points) - 1
     lo = np.clip(i - 1, 0, last)
