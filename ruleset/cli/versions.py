@@ -22,8 +22,11 @@ def register(subparsers: Any) -> None:
 
 
 def _switches() -> list[Any]:
+    # Switches are declared by the modules whose behaviour they change, when imported: the
+    # default plugin sets, the framework runtime and the built-in plugins.
     import ruleset.framework.defaults
-    import ruleset.plugins  # noqa: F401  (built-in plugins declare their switches when imported)
+    import ruleset.framework.runtime
+    import ruleset.plugins  # noqa: F401
     from ruleset.kversion import switches
 
     return switches()

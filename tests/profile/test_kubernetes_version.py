@@ -106,7 +106,9 @@ def test_versions_lists_the_switches_the_code_declares(capsys):
     assert main(["versions", "1.24", "-o", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     keys = {s["key"] for s in data["switches"]}
-    assert "TaintToleration.reason-untolerated-taint" in keys
+    assert {"TaintToleration.reason-untolerated-taint", "defaults.weights", "FitError.post-filter-message"} <= keys
+    assert main(["versions", "1.27", "-o", "json"]) == 0
+    assert "framework.prescore-skip" in {s["key"] for s in json.loads(capsys.readouterr().out)["switches"]}
     assert all(s["since"] <= "1.24" for s in data["switches"])
     assert main(["versions", "1.99"]) == 2
     assert capsys.readouterr().err == "error: 1.99: Kubernetes 1.99 is not supported: ruleset models 1.20 to 1.35\n"
