@@ -24,12 +24,13 @@ from ruleset.snapshot.state import ClusterState
 
 
 def load_cluster(paths: Sequence[str] | None, extra_pod_files: Sequence[str] | None = None, *, seed: int = 0,
-                 scale: Sequence[ScaleRequest] = (),
-                 on_file: Callable[[Path], None] | None = None) -> Cluster:
+                 scale: Sequence[ScaleRequest] = (), on_file: Callable[[Path], None] | None = None,
+                 target: Target | None = None) -> Cluster:
     """Load cluster manifests (the bundled demo cluster when none are given), and the pods to
     create from ``extra_pod_files`` and ``scale`` (see :func:`~ruleset.manifests.load_manifests`)."""
     files = list(paths) if paths else [str(bundled.demo_cluster())]
-    return load_manifests(files, list(extra_pod_files or []), seed=seed, scale=scale, on_file=on_file)
+    return load_manifests(files, list(extra_pod_files or []), seed=seed, scale=scale, on_file=on_file,
+                          target=target)
 
 
 def load_state(cluster_files: Sequence[str] | None, pod_files: Sequence[str] | None = None, *, seed: int = 0,
@@ -38,7 +39,7 @@ def load_state(cluster_files: Sequence[str] | None, pod_files: Sequence[str] | N
     """The cluster state of the given manifests (the bundled demo when none are given). With
     ``replace``, a pod of ``pod_files`` replaces the cluster's pod of the same namespace and
     name (``score --pod`` on a copy of a pending pod), instead of being a duplicate."""
-    cluster = load_cluster(cluster_files, pod_files, seed=seed, scale=scale, on_file=on_file)
+    cluster = load_cluster(cluster_files, pod_files, seed=seed, scale=scale, on_file=on_file, target=target)
     if replace and pod_files:
         files = {str(Path(f)) for f in pod_files}
         mine = [p for p in cluster.pods if p.meta.origin is not None and p.meta.origin.file in files]

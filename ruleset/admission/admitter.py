@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ruleset.admission import limitranger, runtimeclass
+from ruleset.admission import label_keys, limitranger, runtimeclass
 from ruleset.admission.defaults import default_pod
 from ruleset.admission.names import NameGenerator
 from ruleset.admission.objects import LimitRange, RuntimeClass
@@ -18,6 +18,7 @@ from ruleset.gofmt import go_quote
 from ruleset.reading import LocatedDict, LocatedList
 
 NAME_GENERATED = "name generated from generateName"
+LABEL_KEYS_MERGED = "pod affinity matchLabelKeys/mismatchLabelKeys merged into the selector"
 DEFAULT_TOLERATIONS = "DefaultTolerationSeconds tolerations added"
 LIMIT_RANGER = "LimitRanger defaults"
 RUNTIME_CLASS_OVERHEAD = "RuntimeClass overhead"
@@ -41,12 +42,14 @@ class Admission:
     """Admits pods one at a time, in the order they are created; keeps the names taken."""
 
     def __init__(self, limit_ranges: Sequence[LimitRange] = (), runtime_classes: Sequence[RuntimeClass] = (),
-                 seed: int = 0, taken: Iterable[str] = ()) -> None:
+                 seed: int = 0, taken: Iterable[str] = (), merge_label_keys: bool = False) -> None:
         self._limit_ranges: dict[str, list[LimitRange]] = {}
         for lr in limit_ranges:
             self._limit_ranges.setdefault(lr.namespace, []).append(lr)
         self._runtime_classes = {rc.name: rc for rc in runtime_classes}
         self._names = NameGenerator(seed, taken)
+        #: The run's release merges pod-affinity terms' label keys on create (MatchLabelKeysInPodAffinity).
+        self._merge_label_keys = merge_label_keys
         #: Kind of change -> number of admitted pods it changed (refused pods: ``"refused"``).
         self.counts: Counter[str] = Counter()
 
@@ -96,6 +99,8 @@ class Admission:
                 changes.add(RUNTIME_CLASS_OVERHEAD)
             if outcome.scheduling_set:
                 changes.add(RUNTIME_CLASS_SCHEDULING)
+        if self._merge_label_keys and label_keys.merge_label_keys(editor, pod):
+            changes.add(LABEL_KEYS_MERGED)
         if self._generate_name(editor, pod, namespace):
             changes.add(NAME_GENERATED)
         for lr in limit_ranges:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ruleset.api.decode import line_of
 from ruleset.errors import Problem, RulesetError
+from ruleset.kversion import Target
 from ruleset.manifests.create import ScaleRequest, create_pods
 from ruleset.manifests.model import Cluster, RawObject
 from ruleset.manifests.paths import MANIFEST_SUFFIXES, manifest_files
@@ -40,14 +41,15 @@ def decode_documents(documents: Iterable[tuple[int, Any]], file: str | None,
 
 
 def load_manifests(paths: Iterable[str | Path], pod_paths: Iterable[str | Path] = (), *, seed: int = 0,
-                   scale: Sequence[ScaleRequest] = (),
-                   on_file: Callable[[Path], None] | None = None) -> Cluster:
+                   scale: Sequence[ScaleRequest] = (), on_file: Callable[[Path], None] | None = None,
+                   target: Target | None = None) -> Cluster:
     """Read every file (folders expanded) into one :class:`Cluster`; raise :class:`RulesetError`
     listing every problem.
 
     ``pod_paths`` hold pods to create: their workloads become pods, and a file among them
     that yields no pod is an error naming what it held. ``on_file`` is called after each
-    file is read (progress)."""
+    file is read (progress). ``target``: the release the pods are created for (what the API
+    server does on create depends on it); 1.20 when None."""
     problems: list[Problem] = []
     cluster = Cluster()
     pod_files: dict[str, Cluster] = {}
@@ -66,7 +68,7 @@ def load_manifests(paths: Iterable[str | Path], pod_paths: Iterable[str | Path] 
                 pod_files.setdefault(str(path), part)
             cluster.extend(part)
     problems.extend(_duplicate_workloads(cluster.workloads))
-    create_pods(cluster, problems, seed=seed, scale=scale)  # every problem of every pod, in one run
+    create_pods(cluster, problems, seed=seed, scale=scale, target=target)  # every problem of every pod
     if not problems:
         problems.extend(_files_without_pods(cluster, pod_files, named))
     if problems:

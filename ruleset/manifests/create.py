@@ -16,6 +16,7 @@ from ruleset.admission import Admission
 from ruleset.api.decode import DecodeContext, line_of
 from ruleset.api.pod import Pod, decode_pod
 from ruleset.errors import Problem
+from ruleset.kversion import Target
 from ruleset.manifests.model import Cluster, RawObject
 from ruleset.manifests.newer import newer_fields
 from ruleset.manifests.reader import DECODERS
@@ -34,12 +35,13 @@ class ScaleRequest:
 
 
 def create_pods(cluster: Cluster, problems: list[Problem], seed: int = 0,
-                scale: Sequence[ScaleRequest] = ()) -> None:
+                scale: Sequence[ScaleRequest] = (), target: Target | None = None) -> None:
     """Turn ``cluster.pod_sources`` into ``cluster.pods`` (in input order, each workload's pods
     where it was read, then those of ``scale``), recording admission's refusals in
     ``cluster.refused`` and its changes in ``cluster.admission``."""
     admission = Admission(cluster.limit_ranges, cluster.runtime_classes, seed=seed,
-                          taken=_taken_names(cluster.pod_sources))
+                          taken=_taken_names(cluster.pod_sources),
+                          merge_label_keys=target is not None and target.gate("MatchLabelKeysInPodAffinity"))
     fresh: list[Pod] = []
     budget = [MAX_CLUSTER_PODS - sum(1 for s in cluster.pod_sources if s.kind == "Pod")]
     for source in cluster.pod_sources:

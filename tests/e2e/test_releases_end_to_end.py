@@ -80,3 +80,44 @@ def test_under_1_20_both_are_scheduled_and_the_ignored_fields_are_named(files, c
         "warning: 1 pod uses spec.schedulingGates, which Kubernetes 1.20 ignores (honoured from 1.27, feature "
         "gate PodSchedulingReadiness): set kubernetesVersion to the release your cluster runs",
     ]
+
+
+MATCH_LABEL_KEYS_CLUSTER = """\
+apiVersion: v1
+kind: List
+items:
+- kind: Node
+  metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+- kind: Pod
+  metadata: {name: old, namespace: d, uid: u1, labels: {app: web, rev: "1"}}
+  spec: {nodeName: n1, containers: [{name: c}]}
+"""
+MATCH_LABEL_KEYS_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: new, namespace: d, labels: {app: web, rev: "2"}}
+spec:
+  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector: {matchLabels: {app: web}}
+        topologyKey: kubernetes.io/hostname
+        matchLabelKeys: [rev]
+  containers: [{name: c}]
+"""
+
+
+@pytest.mark.parametrize("profile, expected", [
+    # 1.35: the API server merged "rev In [2]" into the selector on create: the rev=1 pod is no conflict.
+    pytest.param("default", ("d/new", "n1", None), id="1.35-merged"),
+    pytest.param("default-1.20", ("d/new", None, "0/1 nodes are available: 1 node(s) didn't match pod "
+                                                 "affinity/anti-affinity, 1 node(s) didn't match pod anti-affinity "
+                                                 "rules."), id="1.20-ignored"),
+])
+def test_match_label_keys_of_pod_anti_affinity_are_merged_on_create(tmp_path, capsys, profile, expected):
+    (tmp_path / "c.yaml").write_text(MATCH_LABEL_KEYS_CLUSTER)
+    (tmp_path / "p.yaml").write_text(MATCH_LABEL_KEYS_POD)
+    data, _ = run(capsys, "schedule", "--profile", profile, "--cluster", str(tmp_path / "c.yaml"),
+                  "--pods", str(tmp_path / "p.yaml"))
+    assert [(p["pod"], p["node"], p.get("reason")) for p in data["placements"]] == [expected]
