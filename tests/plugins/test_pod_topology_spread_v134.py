@@ -15,10 +15,19 @@ MinDomainsInPodTopologySpread and NodeInclusionPolicyInPodTopologySpread feature
   kubernetes#107009 case of 1.24), compared on status codes.
 * TestPodTopologySpreadScore: the six NodeAffinityPolicy/NodeTaintsPolicy cases (SystemDefaulting
   args, as upstream).
+* TestPreFilterStateAddPod: the seven "add a pod when scheduling …" / "add a label selector not
+  matched pod …" NodeInclusionPolicy cases; TestPreFilterStateRemovePod: the four "remove a pod when
+  scheduling node affinity (un)matched pod …" cases (same filtering_test.go, commit 01c2588b).
+  Upstream flips the plugin's enableNodeInclusionPolicyInPodTopologySpread field; here "disabled"
+  is 1.34 with the NodeInclusionPolicyInPodTopologySpread gate overridden off. As upstream, the
+  RemovePod cases remove ``existingPods[0]`` (their ``deletedPod`` is unused, ``deletedPodIdx`` being
+  0) from the node of ``nodeIdx``, which need not be the pod's own node. Two AddPod cases of
+  ruleset's own (nodeTaintsPolicy Honor, gate on and off) show the policies deciding there.
 
 Left out: upstream's cases that only test the internal state's struct layout (Constraints with
 MinDomains=1/Honor/Ignore are checked once instead, on the decoded constraints), the matchLabelKeys
-cases (covered in test_spread_affinity_versions.py), and the AddPod/RemovePod node inclusion cases.
+cases (covered in test_spread_affinity_versions.py), and the AddPod/RemovePod cases without node
+inclusion policies (their v1.20 counterparts are in test_pod_topology_spread.py).
 The 1.20 answers and the per-constraint case (constraints sharing a key) are ruleset's own,
 computed by hand from v1.20's and v1.32's filtering.go.
 """
@@ -197,6 +206,109 @@ def test_pre_filter_state_node_inclusion(pod: dict, nodes: list, existing: list,
                                          expected: tuple) -> None:
     h = VersionHarness({"defaultingType": "List"}, [*nodes, *existing], "1.34", gates)
     assert per_constraint(pre_filter(h, pod)) == expected
+
+
+# ------------------------------------------------------------------------ AddPod / RemovePod
+
+AFFINITY_AB = [zn("node-a", "zone1", foo="bar"), zn("node-b", "zone2", foo="")]
+TAINTED_AB = [zn("node-a", "zone1", True), zn("node-b", "zone2")]
+NOT_BAR = make_pod("p", labels={"foo": ""}, affinity=not_in("foo", "bar"),
+                   topology_spread_constraints=[spread(1, "zone", DNS, FOO)])
+ZONE_POD = incoming(spread(1, "zone", DNS, FOO))
+ZONE_POD_TOLERATING = incoming(spread(1, "zone", DNS, FOO), tolerate=True)
+OFF = {"NodeInclusionPolicyInPodTopologySpread": False}
+ONLY_ZONE2_1 = ([{"zone2": 1}], [(("zone2", 1), ("", 2147483647))])
+Z1_1_Z2_2 = ([{"zone1": 1, "zone2": 2}], [(("zone1", 1), ("zone2", 2))])
+Z1_1_Z2_1 = ([{"zone1": 1, "zone2": 1}], [(("zone1", 1), ("zone2", 1))])
+Z1_1_Z2_0 = ([{"zone1": 1, "zone2": 0}], [(("zone2", 0), ("zone1", 1))])
+
+# (preemptor, nodes, existing pods, added pod, node index, gates, expected)
+ADD_POD_CASES = [
+    pytest.param(NOT_BAR, AFFINITY_AB,
+                 [placed("p-a2", "node-a", foo="", zone="zone1"), placed("p-b1", "node-b", foo="", zone="zone2")],
+                 placed("p-a1", "node-a", foo="", zone="zone1"), 0, OFF, ONLY_ZONE2_1,
+                 id="add a pod when scheduling node affinity unmatched pod with NodeInclusionPolicy disabled"),
+    pytest.param(NOT_BAR, AFFINITY_AB,
+                 [placed("p-a2", "node-a", foo="", zone="zone1"), placed("p-b1", "node-b", foo="", zone="zone2")],
+                 placed("p-a1", "node-a", foo="", zone="zone1"), 0, {}, ONLY_ZONE2_1,
+                 id="add a pod when scheduling node affinity unmatched pod with NodeInclusionPolicy enabled"),
+    pytest.param(ZONE_POD, AFFINITY_AB,
+                 [placed("p-a1", "node-a", foo="", zone="zone1"), placed("p-b2", "node-b", foo="", zone="zone2")],
+                 placed("p-b1", "node-b", foo="", zone="zone2"), 1, OFF, Z1_1_Z2_2,
+                 id="add a pod when scheduling node affinity matched pod with NodeInclusionPolicy disabled"),
+    pytest.param(ZONE_POD, AFFINITY_AB,
+                 [placed("p-a1", "node-a", foo="", zone="zone1"), placed("p-b2", "node-b", foo="", zone="zone2")],
+                 placed("p-b1", "node-b", foo="", zone="zone2"), 1, {}, Z1_1_Z2_2,
+                 id="add a pod when scheduling node affinity matched pod with NodeInclusionPolicy enabled"),
+    pytest.param(ZONE_POD, AFFINITY_AB,
+                 [placed("p-a1", "node-a", foo="", zone="zone1"), placed("p-b2", "node-b", foo="", zone="zone2")],
+                 placed("p-b1", "node-b", zone="zone2"), 1, {}, Z1_1_Z2_1,
+                 id="add a label selector not matched pod when with NodeInclusionPolicy enabled"),
+    pytest.param(ZONE_POD, TAINTED_AB,
+                 [placed("p-a1", "node-a", foo="", zone="zone1"), placed("p-b2", "node-b", foo="", zone="zone2")],
+                 placed("p-b1", "node-b", foo="", zone="zone2"), 1, OFF, Z1_1_Z2_2,
+                 id="add a pod when scheduling taint untolerated pod with NodeInclusionPolicy disabled"),
+    pytest.param(ZONE_POD_TOLERATING, TAINTED_AB,
+                 [placed("p-a1", "node-a", foo="", zone="zone1"), placed("p-b2", "node-b", foo="", zone="zone2")],
+                 placed("p-b1", "node-b", foo="", zone="zone2"), 1, {}, Z1_1_Z2_2,
+                 id="add a pod when scheduling taint tolerated pod with NodeInclusionPolicy enabled"),
+    # ruleset's own: nodeTaintsPolicy Honor leaves the tainted node-a (and so zone1) out when the
+    # policies apply, and AddPod there changes nothing; with the gate off it counts as before.
+    pytest.param(incoming(spread(1, "zone", DNS, FOO, taints_policy="Honor")), TAINTED_AB,
+                 [placed("p-a1", "node-a", foo=""), placed("p-b2", "node-b", foo="")],
+                 placed("p-a2", "node-a", foo=""), 0, {}, ([{"zone2": 1}], [(("zone2", 1), ("", 2147483647))]),
+                 id="ruleset: add a pod on a tainted node with NodeTaintsPolicy Honor"),
+    pytest.param(incoming(spread(1, "zone", DNS, FOO, taints_policy="Honor")), TAINTED_AB,
+                 [placed("p-a1", "node-a", foo=""), placed("p-b2", "node-b", foo="")],
+                 placed("p-a2", "node-a", foo=""), 0, OFF, ([{"zone1": 2, "zone2": 1}], [(("zone2", 1), ("zone1", 2))]),
+                 id="ruleset: add a pod on a tainted node with NodeTaintsPolicy Honor, gate disabled"),
+]
+
+
+def updated_state(h: Harness, preemptor: dict, other: dict, node_index: int, delta: int) -> PreFilterState:
+    """PreFilter's state for ``preemptor`` after AddPod (``delta`` 1) or RemovePod (-1) of ``other``
+    on the snapshot's node ``node_index``."""
+    plugin = h.framework.plugins["PodTopologySpread"]
+    assert isinstance(plugin, PodTopologySpread)
+    state = CycleState()
+    pod = decode(preemptor, h.state)
+    assert plugin.ruleset_pre_filter(state, pod, h.snapshot) is None
+    hook = plugin.ruleset_pre_filter_add_pod if delta > 0 else plugin.ruleset_pre_filter_remove_pod
+    assert hook(state, pod, decode(other, h.state), node_index, h.snapshot) is None
+    result: PreFilterState = state.read(PRE_FILTER_STATE_KEY)
+    return result
+
+
+@pytest.mark.parametrize(("preemptor", "nodes", "existing", "added", "node_index", "gates", "expected"),
+                         ADD_POD_CASES)
+def test_pre_filter_state_add_pod_node_inclusion(preemptor: dict, nodes: list, existing: list, added: dict,
+                                                 node_index: int, gates: dict, expected: tuple) -> None:
+    h = VersionHarness({"defaultingType": "List"}, [*nodes, *existing], "1.34", gates)
+    assert per_constraint(updated_state(h, preemptor, added, node_index, 1)) == expected
+
+
+UNMATCHED_EXISTING = [placed("p-a2", "node-a", foo="", zone="zone1"), placed("p-b1", "node-b", foo="", zone="zone2")]
+MATCHED_EXISTING = [placed("p-a1", "node-a", foo="", zone="zone1"), placed("p-b2", "node-b", foo="", zone="zone2")]
+
+# (preemptor, existing pods (the first is removed), node index, gates, expected); nodes AFFINITY_AB
+REMOVE_POD_CASES = [
+    pytest.param(NOT_BAR, UNMATCHED_EXISTING, 0, OFF, ONLY_ZONE2_1,
+                 id="remove a pod when scheduling node affinity unmatched pod with NodeInclusionPolicy disabled"),
+    pytest.param(NOT_BAR, UNMATCHED_EXISTING, 0, {}, ONLY_ZONE2_1,
+                 id="remove a pod when scheduling node affinity unmatched pod with NodeInclusionPolicy enabled"),
+    # p-a1 removed from node-b (nodeIdx 1): zone2 goes down to 0
+    pytest.param(ZONE_POD, MATCHED_EXISTING, 1, OFF, Z1_1_Z2_0,
+                 id="remove a pod when scheduling node affinity matched pod with NodeInclusionPolicy disabled"),
+    pytest.param(ZONE_POD, MATCHED_EXISTING, 1, {}, Z1_1_Z2_0,
+                 id="remove a pod when scheduling node affinity matched pod with NodeInclusionPolicy enabled"),
+]
+
+
+@pytest.mark.parametrize(("preemptor", "existing", "node_index", "gates", "expected"), REMOVE_POD_CASES)
+def test_pre_filter_state_remove_pod_node_inclusion(preemptor: dict, existing: list, node_index: int,
+                                                    gates: dict, expected: tuple) -> None:
+    h = VersionHarness({"defaultingType": "List"}, [*AFFINITY_AB, *existing], "1.34", gates)
+    assert per_constraint(updated_state(h, preemptor, existing[0], node_index, -1)) == expected
 
 
 def test_constraint_defaults_and_fields_read_at_1_34() -> None:

@@ -72,14 +72,39 @@ def test_system_defaults_score_nodes_without_zone_and_rounding(version: str, wan
 
 @pytest.mark.parametrize("version, want", [
     ("1.20", {"node-a": 100, "node-b": 100}),  # empty state: max 0 -> every node 100
-    ("1.27", {"node-a": 100, "node-b": 100}),
-    ("1.28", {"node-a": 0, "node-b": 0}),      # PreScore Skip: nothing added to the total
-    ("1.34", {"node-a": 0, "node-b": 0}),
+    ("1.27", {"node-a": 100, "node-b": 100}),  # the framework could skip; the plugin does not yet
+    ("1.28", None),                            # PreScore Skip: not scored, absent from the scores
+    ("1.34", None),
 ])
-def test_pre_score_skip_without_soft_constraints(version: str, want: dict[str, int]) -> None:
+def test_pre_score_skip_without_soft_constraints(version: str, want: dict[str, int] | None) -> None:
     h = VersionHarness("PodTopologySpread", {"defaultingType": "List"}, [host("node-a"), host("node-b")],
                        version)
-    assert h.score(make_pod("in", labels={"foo": ""})) == want
+    pod = make_pod("in", labels={"foo": ""})
+    result = h.run(pod)
+    assert result.scores is not None
+    skipped = "PodTopologySpread" in result.scores.skipped
+    assert skipped == (want is None)
+    assert ("PodTopologySpread" in result.scores.plugins) == (want is not None)
+    if want is not None:
+        assert h.score(pod) == want
+
+
+@pytest.mark.parametrize("version, skipped", [("1.27", False), ("1.28", True), ("1.34", True)])
+def test_pre_score_skip_only_without_soft_constraints(version: str, skipped: bool) -> None:
+    """A pod with only DoNotSchedule constraints is skipped from 1.28; one with a ScheduleAnyway
+    constraint is scored at every release."""
+    h = VersionHarness("PodTopologySpread", {"defaultingType": "List"}, [host("node-a"), host("node-b")],
+                       version)
+    hard = {"maxSkew": 1, "topologyKey": HOST, "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchLabels": {"foo": ""}}}
+    soft = {**hard, "whenUnsatisfiable": "ScheduleAnyway"}
+    result = h.run(make_pod("in", labels={"foo": ""}, topology_spread_constraints=[hard]))
+    assert result.scores is not None
+    assert ("PodTopologySpread" in result.scores.skipped) == skipped
+    result = h.run(make_pod("in", labels={"foo": ""}, topology_spread_constraints=[soft]))
+    assert result.scores is not None and result.scores.skipped == []
+    assert h.score(make_pod("in", labels={"foo": ""}, topology_spread_constraints=[soft])) == {
+        "node-a": 100, "node-b": 100}
 
 
 def hard_spread(selector: dict | None) -> dict:

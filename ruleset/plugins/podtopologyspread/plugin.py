@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ruleset import ArgError, CycleState, FilterResult, NodeSet, Plugin, Snapshot, Status, hookimpl
+from ruleset import ArgError, Code, CycleState, FilterResult, NodeSet, Plugin, Snapshot, Status, hookimpl
 from ruleset.api.pod import Pod
 from ruleset.plugins.podtopologyspread.args import (
     SYSTEM_DEFAULT_CONSTRAINTS,
@@ -123,6 +123,10 @@ class PodTopologySpread(Plugin):
         except SelectorError as exc:
             return Status.error("calculating preScoreState: obtaining pod's soft topology spread "
                                 f"constraints: {exc}")
+        if not constraints and self.behaviour.pre_score_skip:
+            # 1.28: Skip, so the framework runs neither Score nor NormalizeScore and the plugin
+            # is absent from the node's scores (1.20-1.27 score every node 100).
+            return Status(Code.SKIP)
         state.write(PRE_SCORE_STATE_KEY, pre_score_state(pod, nodes, constraints, self.behaviour,
                                                              self.system_defaulted))
         return None

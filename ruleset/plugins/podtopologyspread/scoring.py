@@ -47,9 +47,6 @@ class PreScoreState:
     slots: tuple[Slot, ...] = ()
     #: Round the raw score (1.24) rather than truncate it.
     round_score: bool = False
-    #: PreScore returned Skip (1.28, no soft constraints): Score and NormalizeScore give 0,
-    #: so the plugin adds nothing to the total, as a skipped plugin does.
-    skip: bool = False
 
     def topology_pair_counts(self) -> dict[tuple[Slot, str], int]:
         """``TopologyPairToPodCounts`` as a mapping, for reports and tests."""
@@ -69,7 +66,7 @@ def pre_score_state(pod: Pod, nodes: NodeSet, constraints: list[SpreadConstraint
     snapshot = nodes.snapshot
     ignored = np.zeros(snapshot.num_nodes, dtype=bool)
     if not constraints:
-        return PreScoreState(ignored=ignored, skip=behaviour.pre_score_skip)
+        return PreScoreState(ignored=ignored)
     require_all = (bool(pod.topology_spread_constraints) or not system_defaulted
                    or not behaviour.system_defaults_without_keys)
     if require_all:
@@ -168,8 +165,6 @@ def score_nodes(current: PreScoreState, nodes: NodeSet) -> np.ndarray:
 def normalize_scores(current: PreScoreState, nodes: NodeSet, scores: np.ndarray) -> np.ndarray:
     """NormalizeScore once PreScore's state is at hand (ignored nodes score 0)."""
     scores = np.array(scores, dtype=np.int64)
-    if current.skip:
-        return np.zeros(len(scores), dtype=np.int64)
     ignored = current.ignored[nodes.indices] if len(current.ignored) else np.zeros(len(nodes), dtype=bool)
     scores[ignored] = INVALID_SCORE
     valid = scores[~ignored]
