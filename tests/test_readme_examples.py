@@ -408,10 +408,11 @@ def test_the_quick_start_pod_fits_and_shows_plugin_scores(tmp_path: Path) -> Non
     report = json.loads(out)
     assert report["selected"] is not None, report["message"]
     [selected] = [node for node in report["nodes"] if node["name"] == report["selected"]]
-    # The bundled default is kube-scheduler 1.35's: NodeResourcesFit scores, NodePreferAvoidPods is gone.
+    # The bundled default is kube-scheduler 1.35's: NodeResourcesFit scores, NodePreferAvoidPods is gone,
+    # and InterPodAffinity skips a pod with no affinity term at PreScore (1.28+).
     assert sorted(selected["scores"]) == [
-        "ImageLocality", "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation",
-        "NodeResourcesFit", "PodTopologySpread", "TaintToleration"]
+        "ImageLocality", "NodeAffinity", "NodeResourcesBalancedAllocation", "NodeResourcesFit",
+        "PodTopologySpread", "TaintToleration"]
 
 
 # ---- TOML profiles --------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ruleset.api.affinity import satisfies_required_affinity
+from ruleset.api.affinity import NAMESPACE_SELECTOR, satisfies_required_affinity
 from ruleset.framework.status import Code, Status
 from ruleset.framework.waiting import rejected_while_waiting, timeout_message
 from ruleset.scheduler.cycle import Scheduler, ScheduleResult
@@ -176,6 +176,9 @@ class _Loop:
                  on_settled: Callable[[int], None] | None):
         self.frameworks = {fw.profile.scheduler_name: fw for fw in frameworks}
         self.schedulers = {name: Scheduler(fw, seed=seed) for name, fw in self.frameworks.items()}
+        # Whether each profile's release reads namespaceSelector when a landed pod wakes parked ones.
+        self.namespace_selector = {name: fw.profile.target.has(NAMESPACE_SELECTOR)
+                                   for name, fw in self.frameworks.items()}
         self.state = state
         self.queue = SchedulingQueue(frameworks[0].queue_less)
         self.result = ScheduleRun(profile=frameworks[0].profile, state=state,
@@ -304,7 +307,7 @@ class _Loop:
         self.result.events.append(Event("scheduled", pod.key, result.node,
                                         {"score": result.score, "attempt": info.attempts}))
         # Each parked pod is asked of by its own profile's queueing hints.
-        self.queue.activate(partial(_worth_retrying, self.frameworks, placed=pod))
+        self.queue.activate(partial(_worth_retrying, self.frameworks, self.namespace_selector, placed=pod))
 
     def _settle(self, final: bool) -> None:
         """Bind the waiting pods allowed since the last call, and unreserve and forget the
@@ -412,9 +415,11 @@ def _post_filter_error(post: PostFilterResult | None) -> dict[str, Any]:
     return {"error": post.status.to_json()}
 
 
-def _worth_retrying(frameworks: dict[str, Framework], waiting: Pod, placed: Pod) -> bool:
+def _worth_retrying(frameworks: dict[str, Framework], namespace_selector: dict[str, bool], waiting: Pod,
+                    placed: Pod) -> bool:
     """``AssignedPodAdded``: v1.20's queue retries the parked pods whose required pod affinity
-    the placed pod satisfies, whatever the profile; a plugin's queueing hint (of the parked
-    pod's profile) may add more."""
-    return (satisfies_required_affinity(waiting, placed)
-            or frameworks[waiting.scheduler_name].worth_retrying(waiting, placed))
+    the placed pod satisfies (reading namespaceSelector where the parked pod's release does),
+    whatever the profile; a plugin's queueing hint (of the parked pod's profile) may add more."""
+    name = waiting.scheduler_name
+    return (satisfies_required_affinity(waiting, placed, namespace_selector[name])
+            or frameworks[name].worth_retrying(waiting, placed))

@@ -41,6 +41,9 @@ with +1/-1; a pair whose count reaches 0 is gone, as upstream deletes it from it
    Unschedulable, ``...affinity/anti-affinity`` + ``node(s) didn't satisfy existing pods
    anti-affinity rules``.
 
+From 1.22 (``InterPodAffinity.one-filter-reason``, kubernetes#102518) each failure carries its
+precise reason only, without ``node(s) didn't match pod affinity/anti-affinity``.
+
 **PreScore/Score** (``scoring.go``): over every assigned pod E on a node N carrying the
 term's key, add at (key, N[key]): +w for each incoming preferred affinity term E matches,
 -w for each incoming preferred anti-affinity term E matches, +hardPodAffinityWeight for
@@ -48,6 +51,8 @@ each of E's required affinity terms the incoming pod matches (only when the weig
 +w / -w for each of E's preferred affinity / anti-affinity terms the incoming pod matches.
 A node's score is the sum, over the keys that received anything, of the value at its own
 label for that key. The pairs cover the whole cluster, not just the feasible nodes.
+From 1.28 (``InterPodAffinity.prescore-skip``, kubernetes#117794) PreScore returns Skip when no
+pair was counted (or there is no node to score): the plugin is left out of the node's scores.
 
 **NormalizeScore** is v1.20's: when nothing was counted the scores stay as they are (all 0);
 otherwise ``min = min(0, scores)``, ``max = max(0, scores)`` (anchored at 0; v1.21 uses the

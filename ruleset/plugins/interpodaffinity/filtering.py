@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ruleset import Code, FilterResult, NodeSet, Snapshot
+from ruleset import Code, FilterResult, NodeSet, Snapshot, switch
 from ruleset.api.pod import Pod
 from ruleset.plugins.interpodaffinity.terms import (
     REQUIRED_ANTI_AFFINITY,
@@ -27,6 +27,12 @@ ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy exis
 ERR_REASON_AFFINITY_NOT_MATCH = "node(s) didn't match pod affinity/anti-affinity"
 ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
 ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
+
+ONE_REASON = switch(
+    "InterPodAffinity.one-filter-reason", "1.22",
+    "a node Filter rejects has one reason, the precise one: \"node(s) didn't match pod "
+    "affinity/anti-affinity\" is no longer given with it",
+    "pkg/scheduler/framework/plugins/interpodaffinity/filtering.go (Filter, kubernetes#102518)")
 
 
 class TopologyCounts:
@@ -220,16 +226,25 @@ def satisfy_existing_pods_anti_affinity(state: PreFilterState, nodes: NodeSet) -
     return ok
 
 
+#: The reasons of each failed check (by slot: 0 is success), v1.20's and from 1.22 (:data:`ONE_REASON`).
 FILTER_REASONS: list[tuple[str, ...]] = [
     (),
     (ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_AFFINITY_RULES_NOT_MATCH),
     (ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH),
     (ERR_REASON_AFFINITY_NOT_MATCH, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH),
 ]
+FILTER_REASONS_ONE: list[tuple[str, ...]] = [
+    (),
+    (ERR_REASON_AFFINITY_RULES_NOT_MATCH,),
+    (ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,),
+    (ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,),
+]
 
 
-def filter_nodes(pre_filter: PreFilterState, nodes: NodeSet) -> FilterResult | None:
-    """Filter once PreFilter's state is at hand: the three checks in order, the first failure deciding."""
+def filter_nodes(pre_filter: PreFilterState, nodes: NodeSet,
+                 reasons: list[tuple[str, ...]] = FILTER_REASONS) -> FilterResult | None:
+    """Filter once PreFilter's state is at hand: the three checks in order, the first failure deciding
+    (``reasons``: per check, :data:`FILTER_REASONS` or, from 1.22, :data:`FILTER_REASONS_ONE`)."""
     info = pre_filter.info
     if (not info.required_affinity and not info.required_anti_affinity
             and pre_filter.existing_anti_affinity.is_empty()):
@@ -243,4 +258,4 @@ def filter_nodes(pre_filter: PreFilterState, nodes: NodeSet) -> FilterResult | N
         return None
     codes = np.where(slot == 1, np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), np.int8(Code.UNSCHEDULABLE))
     codes = np.where(slot == 0, np.int8(Code.SUCCESS), codes).astype(np.int8)
-    return FilterResult(codes, list(FILTER_REASONS), slot)
+    return FilterResult(codes, list(reasons), slot)

@@ -8,9 +8,24 @@ from typing import Any
 
 import numpy as np
 
-from ruleset import ArgError, CycleState, FilterResult, NodeSet, Plugin, Snapshot, Status, arg_field, hookimpl
+from ruleset import (
+    ArgError,
+    Code,
+    CycleState,
+    FilterResult,
+    NodeSet,
+    Plugin,
+    Snapshot,
+    Status,
+    arg_field,
+    hookimpl,
+)
+from ruleset.api.affinity import NAMESPACE_SELECTOR
 from ruleset.api.pod import Pod
 from ruleset.plugins.interpodaffinity.filtering import (
+    FILTER_REASONS,
+    FILTER_REASONS_ONE,
+    ONE_REASON,
     PRE_FILTER_STATE_KEY,
     PreFilterState,
     existing_anti_affinity_counts,
@@ -18,6 +33,7 @@ from ruleset.plugins.interpodaffinity.filtering import (
     incoming_affinity_counts,
 )
 from ruleset.plugins.interpodaffinity.scoring import (
+    PRE_SCORE_SKIP,
     PRE_SCORE_STATE_KEY,
     TRUE_MIN_MAX,
     PreScoreState,
@@ -25,7 +41,7 @@ from ruleset.plugins.interpodaffinity.scoring import (
     score_nodes,
     topology_scores,
 )
-from ruleset.plugins.interpodaffinity.terms import NAMESPACE_SELECTOR, pod_info
+from ruleset.plugins.interpodaffinity.terms import pod_info
 
 NAME = "InterPodAffinity"
 MIN_HARD_POD_AFFINITY_WEIGHT = 0
@@ -40,6 +56,9 @@ class InterPodAffinityArgs:
         "hardPodAffinityWeight", 1, schema={"type": "integer"},
         description="Score weight of each required affinity term of an existing pod that the incoming pod "
                     "matches (0-100; 0 ignores those terms when scoring).")
+
+
+_SKIP = Status(Code.SKIP)
 
 
 def _state_error(key: str) -> str:
@@ -60,6 +79,8 @@ class InterPodAffinity(Plugin):
         # Read once from the profile's release: the hooks carry no version checks.
         self._true_min_max = self.handle.target.has(TRUE_MIN_MAX)
         self._namespace_selector = self.handle.target.has(NAMESPACE_SELECTOR)
+        self._reasons = FILTER_REASONS_ONE if self.handle.target.has(ONE_REASON) else FILTER_REASONS
+        self._pre_score_skip = self.handle.target.has(PRE_SCORE_SKIP)
 
     @classmethod
     def validate_args(cls, args: InterPodAffinityArgs) -> list[ArgError]:
@@ -108,20 +129,22 @@ class InterPodAffinity(Plugin):
         pre_filter: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
         if pre_filter is None:
             return FilterResult.error(len(nodes), _state_error(PRE_FILTER_STATE_KEY))
-        return filter_nodes(pre_filter, nodes)
+        return filter_nodes(pre_filter, nodes, self._reasons)
 
     # ------------------------------------------------------------------- Scoring
     @hookimpl
     def ruleset_pre_score(self, state: CycleState, pod: Pod, nodes: NodeSet) -> Status | None:
         if not len(nodes):
-            return None
+            return _SKIP if self._pre_score_skip else None
         info = pod_info(pod, self._namespace_selector)
         if info.parse_error is not None:
             # Unreachable after PreFilter, which rejects the pod first.
             return Status.error(f"parsing pod: {info.parse_error}")
-        state.write(PRE_SCORE_STATE_KEY,
-                    topology_scores(pod, info, nodes.snapshot, self.args.hard_pod_affinity_weight,
-                                    self._namespace_selector))
+        pre_score = topology_scores(pod, info, nodes.snapshot, self.args.hard_pod_affinity_weight,
+                                    self._namespace_selector)
+        if self._pre_score_skip and not pre_score.counted:
+            return _SKIP  # upstream: no node's topoScore got an entry (index == -1)
+        state.write(PRE_SCORE_STATE_KEY, pre_score)
         return None
 
     @hookimpl

@@ -27,6 +27,11 @@ TRUE_MIN_MAX = switch(
     "InterPodAffinity.normalize-true-min-max", "1.21",
     "NormalizeScore scales between the true minimum and maximum scores, not anchored at 0",
     "pkg/scheduler/framework/plugins/interpodaffinity/scoring.go (NormalizeScore, kubernetes#98096)")
+PRE_SCORE_SKIP = switch(
+    "InterPodAffinity.prescore-skip", "1.28",
+    "PreScore returns Skip (InterPodAffinity is left out of the node's scores) when there is no node to "
+    "score or no (pod, term) pair lands on a node carrying the term's topology key (before: every node 0)",
+    "pkg/scheduler/framework/plugins/interpodaffinity/scoring.go (PreScore, kubernetes#117794)")
 
 
 @dataclass

@@ -15,52 +15,19 @@ from __future__ import annotations
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
-from ruleset import Snapshot, switch
-from ruleset.api.affinity import AffinityTerm, affinity_term
+from ruleset import Snapshot
+from ruleset.api.affinity import (
+    AffinityTerm,
+    SelectedNamespacesTerm,
+    affinity_term,
+    selected_namespaces_term,
+)
 from ruleset.api.pod import Pod, PodAffinityTerm, WeightedPodAffinityTerm
-from ruleset.selector import Selector, SelectorError, from_label_selector
+from ruleset.selector import SelectorError
 from ruleset.snapshot import PodTable
-
-NAMESPACE_SELECTOR = switch(
-    "InterPodAffinity.namespaceSelector", "1.21",
-    "a pod affinity term's namespaceSelector also selects namespaces (a namespace's labels taken to be "
-    "kubernetes.io/metadata.name=<name>); with a selector the pod's own namespace is no longer implied",
-    "pkg/scheduler/framework/types.go (newAffinityTerm, getNamespacesFromPodAffinityTerm), "
-    "pkg/scheduler/framework/plugins/interpodaffinity/plugin.go (mergeAffinityTermNamespacesIfNotEmpty)",
-    gate="PodAffinityNamespaceSelector")
-
-#: The label every namespace carries (``LabelMetadataName``), the only one modelled.
-NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
-
-
-@dataclass(frozen=True, slots=True)
-class SelectedNamespacesTerm(AffinityTerm):
-    """``framework.AffinityTerm`` of 1.22 for a term with a ``namespaceSelector``: a pod in one
-    of ``namespaces`` or in a namespace the selector picks."""
-
-    namespace_selector: Selector = None  # type: ignore[assignment]  # always given
-
-    def matches(self, pod: Pod) -> bool:
-        """``AffinityTerm.Matches`` with the namespace's labels (its name label)."""
-        return self.selects_namespace(pod.namespace) and self.selector.matches(pod.labels)
-
-    def selects_namespace(self, namespace: str) -> bool:
-        return (namespace in self.namespaces
-                or self.namespace_selector.matches({NAMESPACE_NAME_LABEL: namespace}))
-
-
-@lru_cache(maxsize=65536)
-def selected_namespaces_term(term: PodAffinityTerm, namespace: str) -> AffinityTerm:
-    """``newAffinityTerm`` of 1.22: with a ``namespaceSelector`` (even ``{}``) the pod's own
-    namespace is not implied; raises SelectorError."""
-    if term.namespace_selector is None:
-        return affinity_term(term, namespace)
-    return SelectedNamespacesTerm(frozenset(term.namespaces), from_label_selector(term.label_selector),
-                                  term.topology_key, from_label_selector(term.namespace_selector))
 
 
 def convert_term(term: PodAffinityTerm, namespace: str, namespace_selector: bool) -> AffinityTerm:
