@@ -148,6 +148,8 @@ def score_json(report: Any) -> dict[str, Any]:
     out = {
         "pod": report.pod.key,
         "profile": report.profile.name,
+        # Plugins whose PreScore skipped the pod (from 1.27): not scored for it, absent from scores.
+        "skippedPlugins": list(result.scores.skipped) if result.scores is not None else [],
         "nodes": nodes,
         "selected": result.node,
         "message": result.message or None,

@@ -5,6 +5,7 @@ plugin, the rejected nodes grouped by why, and the outcome in words; drawn from 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from rich.cells import cell_len
@@ -235,10 +236,12 @@ def _feasible_table(doc: dict[str, Any], rows: list[list[str]], titles: list[str
 
 
 def _legend(nodes: list[dict[str, Any]], feasible: list[dict[str, Any]], headers: dict[str, str],
-            weights: dict[str, int], hidden: list[str], wide: bool, sym: Symbols) -> Table:
+            weights: dict[str, int], hidden: list[str], wide: bool, sym: Symbols,
+            skipped_plugins: Sequence[str] = ()) -> Table:
     """What the columns are: each shown header's plugin and weight, the ``hidden`` plugins (their
     scores are in TOTAL all the same), how a cell reads, and (unless ``wide`` shows them as
-    columns) each per-rule breakdown summed up over the feasible nodes."""
+    columns) each per-rule breakdown summed up over the feasible nodes; and the plugins whose
+    PreScore skipped the pod."""
     grid = Table.grid(padding=(0, 2))
     grid.add_column(no_wrap=True)
     grid.add_column(overflow="fold")
@@ -252,6 +255,9 @@ def _legend(nodes: list[dict[str, Any]], feasible: list[dict[str, Any]], headers
     if hidden:
         unseen = ", ".join(f"{plugin} {sym.times}{weights[plugin]}" for plugin in hidden)
         grid.add_row("  not shown", _text(unseen))
+    skipped = [str(plugin) for plugin in skipped_plugins]
+    if skipped:
+        grid.add_row("  skipped", _text(f"{', '.join(skipped)} (PreScore skipped this pod: not scored)"))
     grid.add_row("  cells", "the normalized score, then the raw score in brackets when it differs")
     grid.add_row("  TOTAL", f"the sum of weight {sym.times} normalized score")
     for plugin, header in headers.items():
@@ -398,7 +404,8 @@ def render_score(doc: dict[str, Any], *, width: int | None, top: int | None = 20
         if hidden:
             out.append(Text(f"{_plural(len(columns) - keep, 'plugin column')} not shown (--wide shows all)"))
         if headers:
-            out += [Text(""), _legend(nodes, feasible, headers, weights, hidden, wide, sym)]
+            out += [Text(""), _legend(nodes, feasible, headers, weights, hidden, wide, sym,
+                                      list(doc.get("skippedPlugins") or []))]
         out.append(Text(""))
     groups = _rejected(doc, width, sym, color)
     if groups:

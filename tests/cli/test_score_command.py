@@ -59,6 +59,7 @@ def test_json_contract(tmp_path, capsys):
              "scores": {}, "total": None, "scored": False},
         ],
         "selected": "n1", "message": None, "preemption": None, "pluginProblems": [], "ignoredPodFields": [],
+        "skippedPlugins": [],
     }
 
 

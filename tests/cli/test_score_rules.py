@@ -82,6 +82,7 @@ def test_json_has_a_per_rule_breakdown_inside_the_rules_entry(tmp_path, capsys):
                                   "rules": {"databases-on-ssd": rule(False, 5), "zone-a": rule(True, 1)}}}},
         ],
         "selected": "n1", "message": None, "preemption": None, "pluginProblems": [], "ignoredPodFields": [],
+        "skippedPlugins": [],
     }
 
 
