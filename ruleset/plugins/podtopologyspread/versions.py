@@ -74,11 +74,15 @@ class Behaviour:
 
     @classmethod
     def of(cls, target: Target) -> Behaviour:
-        return cls(target.has(SYSTEM_DEFAULTS_WITHOUT_KEYS), target.has(SCORE_ROUND),
-                   target.has(MATCH_LABEL_KEYS), target.has(EMPTY_SELECTOR_COUNTS_NOTHING),
-                   target.has(PRE_SCORE_SKIP), target.has(FILTER_COUNTS_AFFINITY_NODES),
-                   target.has(MIN_DOMAINS), target.has(NODE_INCLUSION_POLICY),
-                   target.has(PER_CONSTRAINT_COUNTS))
+        # By name, not position: a new field cannot shift the others.
+        return cls(system_defaults_without_keys=target.has(SYSTEM_DEFAULTS_WITHOUT_KEYS),
+                   score_round=target.has(SCORE_ROUND), match_label_keys=target.has(MATCH_LABEL_KEYS),
+                   empty_selector_counts_nothing=target.has(EMPTY_SELECTOR_COUNTS_NOTHING),
+                   pre_score_skip=target.has(PRE_SCORE_SKIP),
+                   filter_counts_affinity_nodes=target.has(FILTER_COUNTS_AFFINITY_NODES),
+                   min_domains=target.has(MIN_DOMAINS),
+                   node_inclusion_policy=target.has(NODE_INCLUSION_POLICY),
+                   per_constraint_counts=target.has(PER_CONSTRAINT_COUNTS))
 
 
 V120 = Behaviour()
