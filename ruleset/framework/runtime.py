@@ -545,22 +545,21 @@ def _checked_status(returned: Any) -> Status:
 # What each extension point makes of one plugin's answer (see Framework._each): None goes on
 # to the next plugin, anything else is the outcome of the point.
 
-def _pre_enqueue_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
-    status = _as_status(returned)
-    if status.is_success:
-        return None
-    if status.is_unschedulable:
-        return _named(step, status)
-    return _failed(step, f"running PreEnqueue plugin {step.plugin!r}: {status.message()}")
+def _refusal_outcome(title: str) -> Callable[[Step, Status | None, dict[str, Any]], Status | None]:
+    """PreEnqueue and PreFilter: the first plugin that does not succeed decides, an
+    Unschedulable one as its own status, anything else as an Error naming it."""
+    def decide(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
+        status = _as_status(returned)
+        if status.is_success:
+            return None
+        if status.is_unschedulable:
+            return _named(step, status)
+        return _failed(step, f"running {title} plugin {step.plugin!r}: {status.message()}")
+    return decide
 
 
-def _pre_filter_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
-    status = _as_status(returned)
-    if status.is_success:
-        return None
-    if status.is_unschedulable:
-        return _named(step, status)
-    return _failed(step, f"running PreFilter plugin {step.plugin!r}: {status.message()}")
+_pre_enqueue_outcome = _refusal_outcome("PreEnqueue")
+_pre_filter_outcome = _refusal_outcome("PreFilter")
 
 
 def _pre_score_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:

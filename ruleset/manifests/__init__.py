@@ -20,7 +20,7 @@ from ruleset.api.decode import line_of
 from ruleset.errors import Problem, RulesetError
 from ruleset.kversion import Target
 from ruleset.manifests.create import ScaleRequest, create_pods
-from ruleset.manifests.model import Cluster, RawObject
+from ruleset.manifests.model import Cluster, RawObject, namespace_of
 from ruleset.manifests.paths import MANIFEST_SUFFIXES, manifest_files
 from ruleset.manifests.reader import collect_documents, read_documents
 from ruleset.workloads import WORKLOAD_KINDS
@@ -108,8 +108,7 @@ def _duplicate_workloads(workloads: Sequence[RawObject]) -> list[Problem]:
         meta = workload.raw.get("metadata")
         if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
             continue
-        namespace = meta.get("namespace")
-        namespace = namespace if isinstance(namespace, str) and namespace else "default"
+        namespace = namespace_of(meta)
         key = (workload.kind, namespace, meta["name"])
         earlier = first.setdefault(key, workload)
         if earlier is workload:

@@ -17,7 +17,7 @@ from ruleset.api.decode import DecodeContext, line_of
 from ruleset.api.pod import Pod, decode_pod
 from ruleset.errors import Problem
 from ruleset.kversion import Target
-from ruleset.manifests.model import Cluster, RawObject
+from ruleset.manifests.model import Cluster, RawObject, namespace_of, stored
 from ruleset.manifests.newer import newer_fields
 from ruleset.manifests.reader import DECODERS
 from ruleset.workloads import WORKLOAD_KINDS, expand, scale
@@ -46,8 +46,8 @@ def create_pods(cluster: Cluster, problems: list[Problem], seed: int = 0,
     budget = [MAX_CLUSTER_PODS - sum(1 for s in cluster.pod_sources if s.kind == "Pod")]
     for source in cluster.pod_sources:
         if source.kind == "Pod":
-            _create(cluster, admission, source, source.raw, created=_stored(source.raw), problems=problems,
-                    fresh=fresh)
+            _create(cluster, admission, source, source.raw, created=stored(source.raw, pod=True),
+                    problems=problems, fresh=fresh)
             continue
         if source.kind not in WORKLOAD_KINDS:
             cluster.skipped[f"{source.kind} (its pods are not created: ruleset creates those of "
@@ -109,26 +109,13 @@ def _stamp(pods: Sequence[Pod], fresh: Sequence[Pod]) -> None:
         pod.meta.creation_timestamp = now + i * 1e-3
 
 
-def _stored(raw: Any) -> bool:
-    """Whether the API server has stored this pod already (a dump's pod: it has a node, a
-    uid or a creation time): then admission does not run on it again, only the defaulting
-    the API server applies on every read."""
-    if not isinstance(raw, dict):
-        return False
-    meta, spec = raw.get("metadata"), raw.get("spec")
-    return bool((isinstance(spec, dict) and spec.get("nodeName"))
-                or (isinstance(meta, dict) and (meta.get("uid") or meta.get("creationTimestamp"))))
-
-
 def _taken_names(sources: Sequence[RawObject]) -> list[str]:
     """``namespace/name`` of every named pod, so that generated names never take one."""
     out = []
     for source in sources:
         meta = source.raw.get("metadata") if source.kind == "Pod" else None
         if isinstance(meta, dict) and isinstance(meta.get("name"), str):
-            namespace = meta.get("namespace")
-            namespace = namespace if isinstance(namespace, str) and namespace else "default"
-            out.append(f"{namespace}/{meta['name']}")
+            out.append(f"{namespace_of(meta)}/{meta['name']}")
     return out
 
 
@@ -232,5 +219,4 @@ def _named(raw: dict, request: ScaleRequest) -> bool:
     meta = raw.get("metadata")
     if not isinstance(meta, dict):
         return False
-    namespace = meta.get("namespace") or "default"
-    return meta.get("name") == request.name and namespace == request.namespace
+    return meta.get("name") == request.name and namespace_of(meta) == request.namespace

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from ruleset.admission import LimitRange, RuntimeClass
 from ruleset.api.node import Node
@@ -17,6 +18,24 @@ from ruleset.api.workloads import (
     Service,
     StatefulSet,
 )
+
+
+def stored(raw: Any, pod: bool = False) -> bool:
+    """Whether the API server has stored this object already (a dump's: it has a uid or a
+    creation time; a pod bound to a node too, with ``pod``): then it is not created again,
+    and admission does not run on it again."""
+    if not isinstance(raw, dict):
+        return False
+    meta, spec = raw.get("metadata"), raw.get("spec")
+    if isinstance(meta, dict) and (meta.get("uid") or meta.get("creationTimestamp")):
+        return True
+    return pod and isinstance(spec, dict) and bool(spec.get("nodeName"))
+
+
+def namespace_of(meta: Any) -> str:
+    """``metadata.namespace``, or ``default`` (the API server's, for kubectl without ``-n``)."""
+    namespace = meta.get("namespace") if isinstance(meta, dict) else None
+    return namespace if isinstance(namespace, str) and namespace else "default"
 
 
 @dataclass

@@ -27,7 +27,7 @@ from ruleset.api.workloads import (
     decode_stateful_set,
 )
 from ruleset.errors import Problem, RulesetError
-from ruleset.manifests.model import Cluster, RawObject
+from ruleset.manifests.model import Cluster, RawObject, stored
 from ruleset.reading import CLUSTER, Limits, decode_utf8, load_json, load_yaml, read_file
 from ruleset.workloads import WORKLOAD_KINDS
 
@@ -142,11 +142,6 @@ def _simulator_items(doc: dict) -> Iterator[tuple[Any, str | None, bool]]:
                 yield item if isinstance(item, dict) else {"value": item}, kind_of_items, True
 
 
-def _stored(raw: dict) -> bool:
-    meta = raw.get("metadata")
-    return isinstance(meta, dict) and bool(meta.get("uid") or meta.get("creationTimestamp"))
-
-
 def collect_documents(documents: Iterable[tuple[int, Any]], file: str | None, problems: list[Problem],
                       api_checks: bool = True, role: str = "cluster") -> Cluster:
     """Decode parsed documents into a :class:`Cluster`, appending problems to ``problems``;
@@ -170,7 +165,7 @@ def collect_documents(documents: Iterable[tuple[int, Any]], file: str | None, pr
                 continue
             if name in RAW_WORKLOADS:
                 cluster.workloads.append(source)
-                if role == "pods" and _stored(raw):
+                if role == "pods" and stored(raw):
                     # A dump's workload (kubectl get deploy,rs,pods): its pods are the ones the input
                     # holds; creating them again would double it.
                     cluster.warnings[(file, f"{name}: already created (it has a uid or a creationTimestamp): "
