@@ -29,6 +29,7 @@ from ruleset.api.workloads import (
 from ruleset.labels import LabelTable
 from ruleset.snapshot.node_info import ImageState, NodeInfo, NodeSet
 from ruleset.snapshot.pod_table import PodTable
+from ruleset.snapshot.storage import VolumeStore
 
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
 
@@ -92,9 +93,12 @@ def sanitize_host_port(ip: str, protocol: str) -> tuple[str, str]:
 class Snapshot:
     """Nodes (fixed) and assigned pods (changing) of one cluster, in columns."""
 
-    def __init__(self, nodes: Sequence[Node], workloads: Workloads | None = None):
+    def __init__(self, nodes: Sequence[Node], workloads: Workloads | None = None,
+                 storage: VolumeStore | None = None):
         self.nodes: list[Node] = list(nodes)
         self.workloads = workloads or Workloads()
+        #: Claims, volumes, classes and CSI objects, with the volume binder's assumptions.
+        self.storage = storage if storage is not None else VolumeStore()
         self.node_names: list[str] = [n.name for n in self.nodes]
         self.node_index: dict[str, int] = {name: i for i, name in enumerate(self.node_names)}
         self.node_labels = LabelTable((n.labels for n in self.nodes), capacity=max(1, len(self.nodes)))
