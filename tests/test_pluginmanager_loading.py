@@ -632,7 +632,11 @@ def test_plugins_json_shape(installed, capsys):
          "points": ["preFilter", "filter", "preScore", "score"],
          "args": [{"name": "hardPodAffinityWeight", "type": "integer", "required": False, "default": 1,
                    "description": "Score weight of each required affinity term of an existing pod that the "
-                                  "incoming pod matches (0-100; 0 ignores those terms when scoring)."}],
+                                  "incoming pod matches (0-100; 0 ignores those terms when scoring)."},
+                  {"name": "ignorePreferredTermsOfExistingPods", "type": "boolean", "required": False,
+                   "description": "Kubernetes 1.27 on: when the incoming pod has no preferred (anti-)affinity "
+                                  "terms, InterPodAffinity does not score it at all (existing pods' terms are "
+                                  "not looked at)."}],
          "problems": []},
     ]
 

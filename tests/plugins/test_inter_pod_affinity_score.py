@@ -15,8 +15,8 @@ true minimum, so wherever every score is positive the lowest node gets more than
   - "invalid Affinity fails PreScore" / "invalid AntiAffinity fails PreScore" (2 more): v1.20
     fails PreScore with Error ``parsing pod: ...`` and its own selector message.
   - "Do not ignore preferred terms of existing pods" is plain v1.20 behaviour and is ported;
-    "Ignore preferred terms of existing pods" (the v1.26 arg), the 6 NamespaceSelector cases
-    (v1.21+) are dropped. "No nodes to score" (later: Skip) is ported as a direct PreScore
+    "Ignore preferred terms of existing pods" (the 1.27 arg: see
+    test_inter_pod_affinity_ignore_preferred.py), the 6 NamespaceSelector cases (v1.21+) are dropped. "No nodes to score" (later: Skip) is ported as a direct PreScore
     call with no nodes, which v1.20 answers with success and no state.
 * TestPreferredAffinityWithHardPodAffinitySymmetricWeight: "with default weight", "with zero
   weight" (v1.20: nothing counted, all 0; later: Skip), "with no matching namespace" (same)

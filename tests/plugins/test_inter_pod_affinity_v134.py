@@ -12,8 +12,8 @@ is written as the equivalent ``kubernetes.io/metadata.name In [subteam1.team1, s
 (the two namespaces upstream labels team1). Left out: "invalid Affinity/AntiAffinity fails PreScore"
 (in a cycle PreFilter rejects the pod first; tests/plugins/test_inter_pod_affinity_score.py covers
 parse errors), "No nodes to score" (the cycle does not score when nothing fits), "Ignore preferred
-terms of existing pods" (the ``ignorePreferredTermsOfExistingPods`` arg, 1.26, is not modelled; its
-``false`` twin is kept).
+terms of existing pods" (the ``ignorePreferredTermsOfExistingPods`` arg, 1.27: ported with its twin in
+tests/plugins/test_inter_pod_affinity_ignore_preferred.py; the ``false`` twin is also kept here).
 
 **Filtering** — the stored ``filtering_test.go`` of kubernetes/kubernetes is an older revision
 (commit 007f7ae7dc217d27dad994dce003cfe1c5bc6706, v1.18 era); its ``TestRequiredAffinitySingleNode``

@@ -53,6 +53,11 @@ A node's score is the sum, over the keys that received anything, of the value at
 label for that key. The pairs cover the whole cluster, not just the feasible nodes.
 From 1.28 (``InterPodAffinity.prescore-skip``, kubernetes#117794) PreScore returns Skip when no
 pair was counted (or there is no node to score): the plugin is left out of the node's scores.
+With ``ignorePreferredTermsOfExistingPods = true`` (an arg from 1.27, kubernetes#114393), a pod
+without preferred affinity or anti-affinity terms is not scored at all: PreScore returns before
+looking at any existing pod (not even at their required affinity terms), leaving every node 0
+at 1.27 and returning Skip from 1.28. A pod with preferred terms is scored as without the arg:
+existing pods' preferred terms still count (upstream's code, whatever the arg's name suggests).
 
 **NormalizeScore** is v1.20's: when nothing was counted the scores stay as they are (all 0);
 otherwise ``min = min(0, scores)``, ``max = max(0, scores)`` (anchored at 0; v1.21 uses the
@@ -60,7 +65,9 @@ true minimum) and a score becomes ``int64(100 * (float64(s-min) / float64(max-mi
 when ``max == min``. The float expression is evaluated in Go's order, so 100*(29/100) gives
 28 exactly where Go does.
 
-**Args:** ``hardPodAffinityWeight`` (default 1), 0..100.
+**Args:** ``hardPodAffinityWeight`` (default 1), 0..100; ``ignorePreferredTermsOfExistingPods``
+(1.27 on, default false; a profile of an earlier release that writes it is refused with
+``arg-not-in-release``).
 
 **How it is computed.** Pair counts are one int64 array per topology key, indexed by the
 code of the node label value (the node label vocabulary is fixed for a run). The incoming

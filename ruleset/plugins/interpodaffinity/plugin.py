@@ -17,6 +17,7 @@ from ruleset import (
     Plugin,
     Snapshot,
     Status,
+    Target,
     arg_field,
     hookimpl,
 )
@@ -37,7 +38,9 @@ from ruleset.plugins.interpodaffinity.scoring import (
     PRE_SCORE_STATE_KEY,
     TRUE_MIN_MAX,
     PreScoreState,
+    has_preferred_terms,
     normalize,
+    nothing_counted,
     score_nodes,
     topology_scores,
 )
@@ -46,6 +49,9 @@ from ruleset.plugins.interpodaffinity.terms import pod_info
 NAME = "InterPodAffinity"
 MIN_HARD_POD_AFFINITY_WEIGHT = 0
 MAX_HARD_POD_AFFINITY_WEIGHT = 100
+IGNORE_PREFERRED = "ignorePreferredTermsOfExistingPods"
+#: The release whose InterPodAffinityArgs gained ignorePreferredTermsOfExistingPods (kubernetes#114393).
+IGNORE_PREFERRED_SINCE = "1.27"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +62,12 @@ class InterPodAffinityArgs:
         "hardPodAffinityWeight", 1, schema={"type": "integer"},
         description="Score weight of each required affinity term of an existing pod that the incoming pod "
                     "matches (0-100; 0 ignores those terms when scoring).")
+    # None: not written (Kubernetes 1.20-1.26 have no such arg; from 1.27 it defaults to false,
+    # see ``InterPodAffinity.defaults_for``).
+    ignore_preferred_terms_of_existing_pods: bool | None = arg_field(
+        IGNORE_PREFERRED, None, schema={"type": "boolean"},
+        description="Kubernetes 1.27 on: when the incoming pod has no preferred (anti-)affinity terms, "
+                    "InterPodAffinity does not score it at all (existing pods' terms are not looked at).")
 
 
 _SKIP = Status(Code.SKIP)
@@ -76,11 +88,15 @@ class InterPodAffinity(Plugin):
 
     def __init__(self, args: Any = None, handle: Any = None):
         super().__init__(args, handle)
+        problems = self.validate_args_for(self.args, self.handle.target)
+        if problems:  # a profile is refused first (validation); this guards direct construction
+            raise ValueError(problems[0].message)
         # Read once from the profile's release: the hooks carry no version checks.
         self._true_min_max = self.handle.target.has(TRUE_MIN_MAX)
         self._namespace_selector = self.handle.target.has(NAMESPACE_SELECTOR)
         self._reasons = FILTER_REASONS_ONE if self.handle.target.has(ONE_REASON) else FILTER_REASONS
         self._pre_score_skip = self.handle.target.has(PRE_SCORE_SKIP)
+        self._ignore_preferred = bool(self.args.ignore_preferred_terms_of_existing_pods)
 
     @classmethod
     def validate_args(cls, args: InterPodAffinityArgs) -> list[ArgError]:
@@ -91,6 +107,26 @@ class InterPodAffinity(Plugin):
                              f"hardPodAffinityWeight: Invalid value: {weight}: not in valid range "
                              f"[{MIN_HARD_POD_AFFINITY_WEIGHT}-{MAX_HARD_POD_AFFINITY_WEIGHT}]")]
         return []
+
+    @classmethod
+    def defaults_for(cls, target: Target) -> dict[str, Any]:
+        """The release's defaults the v1.20 dataclass lacks: ``ignorePreferredTermsOfExistingPods``
+        (false) from 1.27."""
+        return {IGNORE_PREFERRED: False} if target.at_least(IGNORE_PREFERRED_SINCE) else {}
+
+    @classmethod
+    def args_not_in(cls, target: Target) -> frozenset[str]:
+        """The args the target release does not have (``show`` leaves them out)."""
+        return frozenset() if target.at_least(IGNORE_PREFERRED_SINCE) else frozenset({IGNORE_PREFERRED})
+
+    @classmethod
+    def validate_args_for(cls, args: InterPodAffinityArgs, target: Target) -> list[ArgError]:
+        """``ignorePreferredTermsOfExistingPods`` (either value) is refused before 1.27."""
+        if args.ignore_preferred_terms_of_existing_pods is None or target.at_least(IGNORE_PREFERRED_SINCE):
+            return []
+        message = f"{IGNORE_PREFERRED} is not in Kubernetes {target.version}: "
+        message += f"it came in {IGNORE_PREFERRED_SINCE}"
+        return [ArgError((IGNORE_PREFERRED,), message, code="arg-not-in-release")]
 
     # ------------------------------------------------------------------ PreFilter
     @hookimpl
@@ -136,6 +172,13 @@ class InterPodAffinity(Plugin):
     def ruleset_pre_score(self, state: CycleState, pod: Pod, nodes: NodeSet) -> Status | None:
         if not len(nodes):
             return _SKIP if self._pre_score_skip else None
+        if self._ignore_preferred and not has_preferred_terms(pod):
+            # Upstream returns before looking at any existing pod: at 1.27 with an empty state
+            # (every node 0, NormalizeScore leaves them), from 1.28 with Skip.
+            if self._pre_score_skip:
+                return _SKIP
+            state.write(PRE_SCORE_STATE_KEY, nothing_counted())
+            return None
         info = pod_info(pod, self._namespace_selector)
         if info.parse_error is not None:
             # Unreachable after PreFilter, which rejects the pod first.

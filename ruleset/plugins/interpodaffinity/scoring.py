@@ -30,7 +30,8 @@ TRUE_MIN_MAX = switch(
 PRE_SCORE_SKIP = switch(
     "InterPodAffinity.prescore-skip", "1.28",
     "PreScore returns Skip (InterPodAffinity is left out of the node's scores) when there is no node to "
-    "score or no (pod, term) pair lands on a node carrying the term's topology key (before: every node 0)",
+    "score, no (pod, term) pair lands on a node carrying the term's topology key, or "
+    "ignorePreferredTermsOfExistingPods leaves a pod without preferred terms unscored (before: every node 0)",
     "pkg/scheduler/framework/plugins/interpodaffinity/scoring.go (PreScore, kubernetes#117794)")
 
 
@@ -46,6 +47,18 @@ class PreScoreState:
     #: non-empty exactly then, and NormalizeScore leaves the scores alone otherwise (they are
     #: all 0 in that case, so this only spares the arithmetic).
     counted: bool
+
+
+def has_preferred_terms(pod: Pod) -> bool:
+    """Whether ``pod`` has preferred pod affinity or anti-affinity terms (upstream's
+    ``hasPreferredAffinityConstraints || hasPreferredAntiAffinityConstraints``, read on the spec)."""
+    affinity, anti = pod.affinity.pod_affinity, pod.affinity.pod_anti_affinity
+    return bool((affinity and affinity.preferred) or (anti and anti.preferred))
+
+
+def nothing_counted() -> PreScoreState:
+    """The empty state 1.27's PreScore writes under ``ignorePreferredTermsOfExistingPods``."""
+    return PreScoreState(TopologyCounts(), counted=False)
 
 
 def topology_scores(pod: Pod, info: PodInfo, snapshot: Snapshot, hard_weight: int,
