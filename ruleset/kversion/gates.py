@@ -62,6 +62,27 @@ _GATES = (
                 summary="resource claims (not modelled by ruleset)"),
     FeatureGate("InPlacePodVerticalScaling", ((27, False, "alpha"), (33, True, "beta")),
                 summary="resized pods count with their allocated resources"),
+    # Storage (the volume plugins).
+    FeatureGate("CSIMigration", ((17, True, "beta"), (25, True, "GA")), removed=27,
+                summary="in-tree volumes of a migrated plugin are counted as their CSI driver's"),
+    FeatureGate("CSIMigrationAWS", ((17, False, "beta"), (23, True, "beta"), (25, True, "GA")), removed=27,
+                summary="AWS EBS volumes migrate to the ebs.csi.aws.com driver"),
+    FeatureGate("CSIMigrationGCE", ((17, False, "beta"), (23, True, "beta"), (25, True, "GA")), removed=28,
+                summary="GCE PD volumes migrate to the pd.csi.storage.gke.io driver"),
+    FeatureGate("CSIMigrationAzureDisk", ((19, False, "beta"), (23, True, "beta"), (24, True, "GA")),
+                removed=27, summary="Azure Disk volumes migrate to the disk.csi.azure.com driver"),
+    FeatureGate("CSIMigrationOpenStack", ((18, False, "beta"), (21, True, "beta"), (24, True, "GA")),
+                removed=26, summary="Cinder volumes migrate to the cinder.csi.openstack.org driver"),
+    FeatureGate("GenericEphemeralVolume", ((19, False, "alpha"), (21, True, "beta"), (23, True, "GA")),
+                removed=25, summary="spec.volumes[].ephemeral: a claim per pod, named <pod>-<volume>"),
+    FeatureGate("CSIStorageCapacity", ((19, False, "alpha"), (21, True, "beta"), (24, True, "GA")), removed=28,
+                summary="VolumeBinding checks CSIStorageCapacity before provisioning on a node"),
+    FeatureGate("ReadWriteOncePod", ((22, False, "alpha"), (27, True, "beta"), (29, True, "GA")), removed=31,
+                summary="the ReadWriteOncePod access mode: one pod in the cluster may use the claim"),
+    FeatureGate("VolumeCapacityPriority", ((21, False, "alpha"),), removed=33,
+                summary="VolumeBinding scores nodes by the capacity of the volumes it would bind"),
+    FeatureGate("StorageCapacityScoring", ((33, False, "alpha"),),
+                summary="VolumeBinding scores nodes by their free storage capacity"),
 )
 
 #: Every gate ruleset knows, by name.
