@@ -34,7 +34,8 @@ REFERENCE = "pkg/scheduler/framework/plugins/nodevolumelimits"
 #: ``<pod>-<volume>``, which the pod must own (GenericEphemeralVolume beta, on, in 1.21).
 EPHEMERAL = switch("NodeVolumeLimits.generic-ephemeral-volumes", "1.21",
                    "generic ephemeral volumes count through their claims (the pod must own them)",
-                   f"{REFERENCE}/csi.go filterAttachableVolumes, non_csi.go filterVolumes")
+                   f"{REFERENCE}/csi.go filterAttachableVolumes, non_csi.go filterVolumes",
+                   gate="GenericEphemeralVolume")
 #: A claim of the pod being scheduled that does not exist is an Error (1.20: not counted).
 MISSING_CLAIM_ERROR = switch("NodeVolumeLimits.missing-claim-error", "1.21",
                              "a missing claim of the pod to schedule is an Error, not an uncounted volume",
@@ -58,7 +59,8 @@ class InTreePlugin:
 def _migration(short: str, gate: str, since: str) -> Switch:
     return switch(f"NodeVolumeLimits.csi-migration-{short}", since,
                   f"{gate} on by default: {short} volumes count as CSI volumes on nodes whose CSINode lists "
-                  "the plugin as migrated", f"{REFERENCE}/utils.go isCSIMigrationOn; pkg/features {gate}")
+                  "the plugin as migrated", f"{REFERENCE}/utils.go isCSIMigrationOn; pkg/features {gate}",
+                  gate=gate)
 
 
 AWS_EBS = InTreePlugin("kubernetes.io/aws-ebs", "awsElasticBlockStore", "volumeID", "ebs.csi.aws.com",
