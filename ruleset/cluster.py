@@ -12,11 +12,12 @@ from collections.abc import Iterable
 
 from ruleset.api.meta import ObjectMeta, Origin
 from ruleset.api.pod import Pod, apply_target
+from ruleset.api.storage import pod_claims
 from ruleset.api.workloads import PriorityClass
 from ruleset.errors import Problem, RulesetError
 from ruleset.kversion import Target
 from ruleset.manifests import Cluster
-from ruleset.snapshot import Snapshot, Workloads
+from ruleset.snapshot import Snapshot, VolumeStore, Workloads
 from ruleset.snapshot.state import ClusterState
 
 #: Classes every cluster has (``scheduling.SystemPriorityClasses``); dumps often omit them.
@@ -124,13 +125,41 @@ def _location(origin: Origin | None) -> tuple[str | None, int | None, str | None
     return origin.file, origin.line, where
 
 
+def _storage_duplicates(cluster: Cluster) -> list[Problem]:
+    """Storage objects of the same key twice (the API server's AlreadyExists), as for nodes."""
+    keyed: list[tuple[str, list[tuple[str, ObjectMeta]]]] = [
+        ("PersistentVolumeClaim", [(c.key, c.meta) for c in cluster.persistent_volume_claims]),
+        ("PersistentVolume", [(v.name, v.meta) for v in cluster.persistent_volumes]),
+        ("StorageClass", [(c.name, c.meta) for c in cluster.storage_classes]),
+        ("CSINode", [(n.name, n.meta) for n in cluster.csi_nodes]),
+        ("CSIDriver", [(d.name, d.meta) for d in cluster.csi_drivers]),
+        ("CSIStorageCapacity", [(f"{c.meta.namespace}/{c.meta.name}", c.meta)
+                                for c in cluster.csi_storage_capacities]),
+    ]
+    problems = []
+    for kind, objects in keyed:
+        problems += _duplicate_problems(kind, ((key, meta.origin) for key, meta in objects))
+    return problems
+
+
+#: The storage kinds the volume plugins read, as ``--verbose`` names them.
+STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
+                 "CSIStorageCapacity")
+#: Said when pods mount claims and the input has no storage object at all: the volume plugins
+#: then check nothing (a dump made without them is the common case, not a cluster without storage).
+NO_STORAGE_WARNING = ("pods mount PersistentVolumeClaims but the input has no storage objects, so volume "
+                      "binding, zones and attach limits are not checked (add them: kubectl get "
+                      "pvc,pv,storageclass,csinode,csidriver -A -o yaml)")
+
+
 def build_cluster_state(cluster: Cluster, target: Target | None = None) -> ClusterState:
-    """Build the snapshot, pods counted as ``target``'s release counts them (sidecars, pod-level
-    resources; 1.20 when None); raise :class:`RulesetError` for duplicate nodes or pods (each
-    located at the duplicate; at most :data:`MAX_LISTED_DUPLICATES` lines of each kind, and a
-    count)."""
+    """Build the snapshot (its storage objects in a ``VolumeStore``), pods counted as ``target``'s
+    release counts them (sidecars, pod-level resources; 1.20 when None); raise
+    :class:`RulesetError` for duplicate nodes, pods or storage objects (each located at the
+    duplicate; at most :data:`MAX_LISTED_DUPLICATES` lines of each kind, and a count)."""
     problems = _duplicate_problems("Node", ((n.name, n.meta.origin) for n in cluster.nodes))
     problems += _duplicate_problems("Pod", ((p.key, p.meta.origin) for p in cluster.pods))
+    problems += _storage_duplicates(cluster)
     if problems:
         raise RulesetError(problems)
 
@@ -146,10 +175,14 @@ def build_cluster_state(cluster: Cluster, target: Target | None = None) -> Clust
         pod_disruption_budgets=list(cluster.pod_disruption_budgets),
         priority_classes=classes,
     )
-    snapshot = Snapshot(cluster.nodes, workloads)
+    storage = VolumeStore.of(claims=cluster.persistent_volume_claims, volumes=cluster.persistent_volumes,
+                             classes=cluster.storage_classes, csi_nodes=cluster.csi_nodes,
+                             csi_drivers=cluster.csi_drivers, capacities=cluster.csi_storage_capacities)
+    snapshot = Snapshot(cluster.nodes, workloads, storage=storage)
     state = ClusterState(snapshot=snapshot, pending=[], notes=Counter(cluster.skipped),
                          admission=Counter(cluster.admission), warnings=Counter(cluster.warnings),
-                         newer_fields=Counter(cluster.newer_fields))
+                         newer_fields=Counter(cluster.newer_fields),
+                         read=Counter({k: cluster.kinds[k] for k in STORAGE_KINDS if cluster.kinds[k]}))
     for pod in cluster.pods:
         error = resolve_priority(pod, classes, default)
         # Priority refuses in the mutating phase, before the other plugins' refusals.
@@ -168,4 +201,8 @@ def build_cluster_state(cluster: Cluster, target: Target | None = None) -> Clust
             if error:
                 state.pod_errors[pod] = error
             state.pending.append(pod)
+    if storage.is_empty():
+        mounting = sum(1 for pod in state.pending if pod_claims(pod.meta.name, pod.volumes))
+        if mounting:
+            state.warnings[(None, NO_STORAGE_WARNING)] += mounting
     return state

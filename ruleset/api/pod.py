@@ -331,6 +331,10 @@ def _decode_node_selector_term(ctx: DecodeContext, raw: Any, path: str) -> NodeS
     )
 
 
+#: Public name for the other objects holding node selector terms (a PersistentVolume's node affinity).
+decode_node_selector_term = _decode_node_selector_term
+
+
 def decode_node_affinity(ctx: DecodeContext, raw: Any, path: str, *, pod: bool = False) -> NodeAffinity:
     """A ``v1.NodeAffinity`` (also the ``addedAffinity`` plugin arg). In a pod (``pod=True``) each
     preferred term's weight is checked as the API server checks it (1..100)."""

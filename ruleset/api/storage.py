@@ -13,8 +13,33 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruleset.api.meta import LabelSelector, ObjectMeta
-from ruleset.api.pod import NodeSelectorTerm
+from ruleset.api.decode import (
+    DecodeContext,
+    get_bool,
+    get_list,
+    get_map,
+    get_str,
+    get_string_list,
+    get_string_map,
+)
+from ruleset.api.meta import LabelSelector, ObjectMeta, decode_label_selector, decode_meta
+from ruleset.api.pod import NodeSelectorTerm, decode_node_selector_term
+from ruleset.api.validation import (
+    IS_NEGATIVE_ERROR_MSG,
+    decode_resource_list,
+    get_int32,
+    invalid,
+    validating,
+)
+from ruleset.quantity import (
+    MAX_INT64,
+    QuantityError,
+    QuantityRangeError,
+    coerce_quantity,
+    describe,
+    fits_int64,
+    value_of,
+)
 
 #: ``v1.PersistentVolumeAccessMode`` values.
 READ_WRITE_ONCE = "ReadWriteOnce"
@@ -211,3 +236,235 @@ def pod_claims(pod_name: str, volumes: tuple[dict[str, Any], ...], ephemeral: bo
         elif ephemeral and isinstance(volume.get("ephemeral"), dict):
             claims.append(PodClaim(name, f"{pod_name}-{name}", False, True))
     return claims
+
+
+# --- decoders -------------------------------------------------------------------------------
+
+#: ``v1.PersistentVolumeSource``'s members in the API's field order (unchanged from 1.20 on).
+PERSISTENT_VOLUME_SOURCES = (
+    "gcePersistentDisk", "awsElasticBlockStore", "hostPath", "glusterfs", "nfs", "rbd", "iscsi", "cinder",
+    "cephfs", "fc", "flocker", "flexVolume", "azureFile", "vsphereVolume", "quobyte", "azureDisk",
+    "photonPersistentDisk", "portworxVolume", "scaleIO", "local", "storageos", "csi",
+)
+#: What the API server writes into absent fields (``pkg/apis/core/v1/defaults.go``,
+#: ``pkg/apis/storage/v1/defaults.go``).
+DEFAULT_VOLUME_MODE = "Filesystem"
+DEFAULT_CLAIM_PHASE = "Pending"
+#: A volume without ``status.phase``: the API server stores Pending, and the PV controller's first
+#: sync (``syncVolume``) makes an unbound or pre-bound volume Available at once; the binder's
+#: ``FindMatchingVolume`` passes over volumes in any other phase, so a hand-written volume is
+#: read as the scheduler meets it. Dumps always carry the phase.
+DEFAULT_VOLUME_PHASE = "Available"
+DEFAULT_VOLUME_RECLAIM_POLICY = "Retain"
+DEFAULT_CLASS_RECLAIM_POLICY = "Delete"
+
+
+def _subject(kind: str, meta: ObjectMeta) -> str:
+    name = f"{meta.namespace}/{meta.name}" if meta.namespace else meta.name
+    return f"{kind} {name}" if meta.name else kind
+
+
+def _storage(ctx: DecodeContext, obj: Any, key: str, path: str) -> int:
+    """``obj[key]["storage"]`` of a resource list, in bytes (``Quantity.Value()``); 0 when absent."""
+    quantities = decode_resource_list(ctx, obj, key, path)
+    return value_of(quantities["storage"]) if "storage" in quantities else 0
+
+
+def _quantity(ctx: DecodeContext, obj: dict, key: str, path: str, nonnegative: bool = False) -> int | None:
+    """A single quantity field as ``Quantity.Value()``; None when absent or refused."""
+    value = obj.get(key)
+    if value is None:
+        return None
+    too_large = f"out of range: Kubernetes reads {key} as an int64 (Quantity.Value()), at most {MAX_INT64}"
+    try:
+        quantity = coerce_quantity(value)
+    except QuantityRangeError:
+        ctx.fail(path, f"{describe(value)}: {too_large}", obj, key)
+        return None
+    except QuantityError as exc:
+        ctx.fail(path, f"{describe(value)}: {exc}", obj, key)
+        return None
+    if not fits_int64(quantity):
+        ctx.fail(path, f"{describe(value)}: {too_large}", obj, key)
+        return None
+    if nonnegative and quantity < 0 and validating(ctx):
+        written = value.strip() if isinstance(value, str) else str(value)
+        ctx.fail(path, invalid(written, IS_NEGATIVE_ERROR_MSG), obj, key)
+        return None
+    return value_of(quantity)
+
+
+def decode_persistent_volume_claim(ctx: DecodeContext, raw: Any) -> PersistentVolumeClaim:
+    """Decode a PersistentVolumeClaim (``spec.volumeMode`` and ``status.phase`` defaulted as the
+    API server defaults them: Filesystem, Pending)."""
+    meta = decode_meta(ctx, raw, namespaced=True, kind="PersistentVolumeClaim")
+    ctx.subject = _subject("PersistentVolumeClaim", meta)
+    spec = get_map(ctx, raw, "spec", "spec")
+    status = get_map(ctx, raw, "status", "status")
+    resources = get_map(ctx, spec, "resources", "spec.resources")
+    class_name = None
+    if spec.get("storageClassName") is not None:
+        class_name = get_str(ctx, spec, "storageClassName", "spec.storageClassName")
+    return PersistentVolumeClaim(
+        meta=meta,
+        storage_class_name=class_name,
+        volume_name=get_str(ctx, spec, "volumeName", "spec.volumeName"),
+        access_modes=tuple(get_string_list(ctx, spec, "accessModes", "spec.accessModes")),
+        request=_storage(ctx, resources, "requests", "spec.resources.requests"),
+        selector=decode_label_selector(ctx, spec, "selector", "spec.selector"),
+        volume_mode=get_str(ctx, spec, "volumeMode", "spec.volumeMode") or DEFAULT_VOLUME_MODE,
+        phase=get_str(ctx, status, "phase", "status.phase") or DEFAULT_CLAIM_PHASE,
+    )
+
+
+def _volume_source(ctx: DecodeContext, spec: dict) -> tuple[str, dict[str, Any]]:
+    """The one ``PersistentVolumeSource`` member set; a second is the API server's refusal,
+    located at the later one in field order."""
+    found = [key for key in PERSISTENT_VOLUME_SOURCES if spec.get(key) is not None]
+    if not found:
+        return "", {}
+    for extra in found[1:]:
+        if validating(ctx):
+            ctx.fail(f"spec.{extra}", "Forbidden: may not specify more than 1 volume type", spec, extra)
+    source = found[0]
+    return source, get_map(ctx, spec, source, f"spec.{source}")
+
+
+def _volume_node_affinity(ctx: DecodeContext, spec: dict) -> tuple[NodeSelectorTerm, ...] | None:
+    """``spec.nodeAffinity.required.nodeSelectorTerms``; None without ``required`` (any node)."""
+    affinity = get_map(ctx, spec, "nodeAffinity", "spec.nodeAffinity")
+    if affinity.get("required") is None:
+        return None
+    path = "spec.nodeAffinity.required"
+    required = get_map(ctx, affinity, "required", path)
+    terms = get_list(ctx, required, "nodeSelectorTerms", f"{path}.nodeSelectorTerms")
+    out = []
+    for i, term in enumerate(terms):
+        term_path = f"{path}.nodeSelectorTerms[{i}]"
+        if not isinstance(term, dict):
+            ctx.fail(term_path, "expected an object", terms, i)
+            continue
+        out.append(decode_node_selector_term(ctx, term, term_path))
+    return tuple(out)
+
+
+def decode_persistent_volume(ctx: DecodeContext, raw: Any) -> PersistentVolume:
+    """Decode a PersistentVolume. The class is ``GetPersistentVolumeClass``'s: the beta
+    annotation wins over ``spec.storageClassName``. Absent fields get the API server's
+    defaults (reclaim policy Retain, volume mode Filesystem), and an absent phase is Available
+    (see :data:`DEFAULT_VOLUME_PHASE`)."""
+    meta = decode_meta(ctx, raw, namespaced=False, kind="PersistentVolume")
+    ctx.subject = _subject("PersistentVolume", meta)
+    spec = get_map(ctx, raw, "spec", "spec")
+    status = get_map(ctx, raw, "status", "status")
+    claim_ref = None
+    if spec.get("claimRef") is not None:
+        ref = get_map(ctx, spec, "claimRef", "spec.claimRef")
+        claim_ref = ObjectReference(
+            namespace=get_str(ctx, ref, "namespace", "spec.claimRef.namespace"),
+            name=get_str(ctx, ref, "name", "spec.claimRef.name"),
+            uid=get_str(ctx, ref, "uid", "spec.claimRef.uid"),
+        )
+    class_name = get_str(ctx, spec, "storageClassName", "spec.storageClassName")
+    annotated = meta.annotations.get(ANN_BETA_STORAGE_CLASS)
+    source, source_spec = _volume_source(ctx, spec)
+    return PersistentVolume(
+        meta=meta,
+        capacity=_storage(ctx, spec, "capacity", "spec.capacity"),
+        access_modes=tuple(get_string_list(ctx, spec, "accessModes", "spec.accessModes")),
+        storage_class_name=annotated if annotated is not None else class_name,
+        claim_ref=claim_ref,
+        node_affinity=_volume_node_affinity(ctx, spec),
+        volume_mode=get_str(ctx, spec, "volumeMode", "spec.volumeMode") or DEFAULT_VOLUME_MODE,
+        reclaim_policy=get_str(ctx, spec, "persistentVolumeReclaimPolicy",
+                               "spec.persistentVolumeReclaimPolicy") or DEFAULT_VOLUME_RECLAIM_POLICY,
+        phase=get_str(ctx, status, "phase", "status.phase") or DEFAULT_VOLUME_PHASE,
+        source=source,
+        source_spec=source_spec,
+    )
+
+
+def _allowed_topologies(ctx: DecodeContext, raw: Any) -> tuple[tuple[TopologySelectorRequirement, ...], ...]:
+    terms = get_list(ctx, raw, "allowedTopologies", "allowedTopologies")
+    out = []
+    for i, term in enumerate(terms):
+        term_path = f"allowedTopologies[{i}]"
+        if not isinstance(term, dict):
+            ctx.fail(term_path, "expected an object", terms, i)
+            continue
+        items = get_list(ctx, term, "matchLabelExpressions", f"{term_path}.matchLabelExpressions")
+        requirements = []
+        for j, item in enumerate(items):
+            item_path = f"{term_path}.matchLabelExpressions[{j}]"
+            if not isinstance(item, dict):
+                ctx.fail(item_path, "expected an object", items, j)
+                continue
+            requirements.append(TopologySelectorRequirement(
+                key=get_str(ctx, item, "key", f"{item_path}.key"),
+                values=tuple(get_string_list(ctx, item, "values", f"{item_path}.values")),
+            ))
+        out.append(tuple(requirements))
+    return tuple(out)
+
+
+def decode_storage_class(ctx: DecodeContext, raw: Any) -> StorageClass:
+    """Decode a StorageClass (reclaim policy Delete and binding mode Immediate when absent)."""
+    meta = decode_meta(ctx, raw, namespaced=False, kind="StorageClass")
+    ctx.subject = _subject("StorageClass", meta)
+    return StorageClass(
+        meta=meta,
+        provisioner=get_str(ctx, raw, "provisioner", "provisioner"),
+        volume_binding_mode=get_str(ctx, raw, "volumeBindingMode", "volumeBindingMode") or BINDING_IMMEDIATE,
+        allowed_topologies=_allowed_topologies(ctx, raw),
+        parameters=get_string_map(ctx, raw, "parameters", "parameters"),
+        reclaim_policy=get_str(ctx, raw, "reclaimPolicy", "reclaimPolicy") or DEFAULT_CLASS_RECLAIM_POLICY,
+    )
+
+
+def decode_csi_node(ctx: DecodeContext, raw: Any) -> CSINode:
+    """Decode a CSINode (``spec.drivers``; ``allocatable.count`` an int32, None when absent)."""
+    meta = decode_meta(ctx, raw, namespaced=False, kind="CSINode")
+    ctx.subject = _subject("CSINode", meta)
+    spec = get_map(ctx, raw, "spec", "spec")
+    items = get_list(ctx, spec, "drivers", "spec.drivers")
+    drivers = []
+    for i, item in enumerate(items):
+        path = f"spec.drivers[{i}]"
+        if not isinstance(item, dict):
+            ctx.fail(path, "expected an object", items, i)
+            continue
+        allocatable = get_map(ctx, item, "allocatable", f"{path}.allocatable")
+        drivers.append(CSINodeDriver(
+            name=get_str(ctx, item, "name", f"{path}.name"),
+            node_id=get_str(ctx, item, "nodeID", f"{path}.nodeID"),
+            topology_keys=tuple(get_string_list(ctx, item, "topologyKeys", f"{path}.topologyKeys")),
+            allocatable_count=get_int32(ctx, allocatable, "count", f"{path}.allocatable.count"),
+        ))
+    return CSINode(meta=meta, drivers=tuple(drivers))
+
+
+def decode_csi_driver(ctx: DecodeContext, raw: Any) -> CSIDriver:
+    """Decode a CSIDriver (``attachRequired`` true and ``storageCapacity`` false when absent)."""
+    meta = decode_meta(ctx, raw, namespaced=False, kind="CSIDriver")
+    ctx.subject = _subject("CSIDriver", meta)
+    spec = get_map(ctx, raw, "spec", "spec")
+    return CSIDriver(
+        meta=meta,
+        attach_required=get_bool(ctx, spec, "attachRequired", "spec.attachRequired", default=True),
+        storage_capacity=get_bool(ctx, spec, "storageCapacity", "spec.storageCapacity", default=False),
+    )
+
+
+def decode_csi_storage_capacity(ctx: DecodeContext, raw: Any) -> CSIStorageCapacity:
+    """Decode a CSIStorageCapacity (namespaced; its fields are top-level, there is no spec).
+    A negative ``capacity`` is refused as ``ValidateCSIStorageCapacity`` refuses it."""
+    meta = decode_meta(ctx, raw, namespaced=True, kind="CSIStorageCapacity")
+    ctx.subject = _subject("CSIStorageCapacity", meta)
+    obj = raw if isinstance(raw, dict) else {}
+    return CSIStorageCapacity(
+        meta=meta,
+        storage_class_name=get_str(ctx, obj, "storageClassName", "storageClassName"),
+        node_topology=decode_label_selector(ctx, obj, "nodeTopology", "nodeTopology"),
+        capacity=_quantity(ctx, obj, "capacity", "capacity", nonnegative=True),
+        maximum_volume_size=_quantity(ctx, obj, "maximumVolumeSize", "maximumVolumeSize"),
+    )

@@ -55,7 +55,7 @@ def root_of(args: argparse.Namespace) -> Path | None:
 
 
 def report_notes(notes: dict, verbose: bool, admission: dict | None = None,
-                 warnings: dict | None = None) -> None:
+                 warnings: dict | None = None, read: dict | None = None) -> None:
     """Say what ``--pods`` files held that gives no pod (always), and under --verbose what the
     input held that the engine skipped and what the API server's defaulting and admission
     changed in the pods (to stderr)."""
@@ -67,6 +67,8 @@ def report_notes(notes: dict, verbose: bool, admission: dict | None = None,
     from ruleset.cli.terminal import symbols
 
     times = symbols(sys.stderr).times
+    for what, count in (read or {}).items():
+        print(f"note: read {count} {times} {printable(what)}", file=sys.stderr)
     for what, count in sorted(notes.items()):
         print(f"note: skipped {count} {times} {printable(what)}", file=sys.stderr)
     for what, count in sorted((admission or {}).items()):

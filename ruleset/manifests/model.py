@@ -10,6 +10,14 @@ from typing import Any
 from ruleset.admission import LimitRange, RuntimeClass
 from ruleset.api.node import Node
 from ruleset.api.pod import Pod
+from ruleset.api.storage import (
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+)
 from ruleset.api.workloads import (
     PodDisruptionBudget,
     PriorityClass,
@@ -54,6 +62,11 @@ class RawObject:
     role: str = "cluster"
 
 
+#: The :class:`Cluster` lists of storage objects (the snapshot's ``VolumeStore``).
+STORAGE_LISTS = ("persistent_volume_claims", "persistent_volumes", "storage_classes", "csi_nodes",
+                 "csi_drivers", "csi_storage_capacities")
+
+
 @dataclass
 class Cluster:
     """Every object the scheduler uses, in input order, plus a count of what was skipped."""
@@ -68,6 +81,12 @@ class Cluster:
     priority_classes: list[PriorityClass] = field(default_factory=list)
     limit_ranges: list[LimitRange] = field(default_factory=list)
     runtime_classes: list[RuntimeClass] = field(default_factory=list)
+    persistent_volume_claims: list[PersistentVolumeClaim] = field(default_factory=list)
+    persistent_volumes: list[PersistentVolume] = field(default_factory=list)
+    storage_classes: list[StorageClass] = field(default_factory=list)
+    csi_nodes: list[CSINode] = field(default_factory=list)
+    csi_drivers: list[CSIDriver] = field(default_factory=list)
+    csi_storage_capacities: list[CSIStorageCapacity] = field(default_factory=list)
     skipped: Counter = field(default_factory=Counter)
     #: Every kind read, with how many objects of it (to say what a file held).
     kinds: Counter = field(default_factory=Counter)
@@ -88,7 +107,7 @@ class Cluster:
     def extend(self, other: Cluster) -> None:
         for name in ("nodes", "pods", "services", "replication_controllers", "replica_sets", "stateful_sets",
                      "pod_disruption_budgets", "priority_classes", "limit_ranges", "runtime_classes",
-                     "pod_sources", "workloads"):
+                     *STORAGE_LISTS, "pod_sources", "workloads"):
             getattr(self, name).extend(getattr(other, name))
         self.refused.update(other.refused)
         self.skipped.update(other.skipped)

@@ -18,6 +18,14 @@ from typing import Any
 from ruleset.admission import decode_limit_range, decode_runtime_class
 from ruleset.api.decode import DecodeContext
 from ruleset.api.node import decode_node
+from ruleset.api.storage import (
+    decode_csi_driver,
+    decode_csi_node,
+    decode_csi_storage_capacity,
+    decode_persistent_volume,
+    decode_persistent_volume_claim,
+    decode_storage_class,
+)
 from ruleset.api.workloads import (
     decode_pod_disruption_budget,
     decode_priority_class,
@@ -42,6 +50,14 @@ DECODERS = {
     "PriorityClass": ("priority_classes", decode_priority_class),
     "LimitRange": ("limit_ranges", decode_limit_range),
     "RuntimeClass": ("runtime_classes", decode_runtime_class),
+    # Storage objects: core/v1 and storage.k8s.io (v1, and v1beta1 as older clusters serve them:
+    # the fields read here are the same in both).
+    "PersistentVolumeClaim": ("persistent_volume_claims", decode_persistent_volume_claim),
+    "PersistentVolume": ("persistent_volumes", decode_persistent_volume),
+    "StorageClass": ("storage_classes", decode_storage_class),
+    "CSINode": ("csi_nodes", decode_csi_node),
+    "CSIDriver": ("csi_drivers", decode_csi_driver),
+    "CSIStorageCapacity": ("csi_storage_capacities", decode_csi_storage_capacity),
 }
 #: Workloads kept raw: their pods are created from ``--pods`` files, counted by ``--scale``.
 #: CronJob is kept to be named when a ``--pods`` file holds one (its pods come on a schedule).
@@ -57,6 +73,10 @@ _SIMULATOR_KEYS = {
     "statefulSets": "StatefulSet",
     "replicationControllers": "ReplicationController",
     "podDisruptionBudgets": "PodDisruptionBudget",
+    # simulator/snapshot/snapshot.go ResourcesForSnap (it exports no CSI object).
+    "pvs": "PersistentVolume",
+    "pvcs": "PersistentVolumeClaim",
+    "storageClasses": "StorageClass",
 }
 
 

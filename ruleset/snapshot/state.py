@@ -22,6 +22,8 @@ class ClusterState:
     warnings: Counter[tuple[str | None, str]] = field(default_factory=Counter)
     #: Pod fields newer than Kubernetes 1.20 -> how many pods use them (see :mod:`ruleset.manifests.newer`).
     newer_fields: Counter[str] = field(default_factory=Counter)
+    #: Storage objects read, by kind (said under --verbose: they are what the volume plugins check).
+    read: Counter[str] = field(default_factory=Counter)
     #: Pods that can never be scheduled because their manifest is inconsistent, with why.
     pod_errors: dict[Pod, str] = field(default_factory=dict)
 

@@ -63,7 +63,8 @@ def test_multi_document_yaml_with_list_and_unknown_kinds(tmp_path):
     assert cluster.nodes[0].allowed_pod_number == 10
     assert [p.key for p in cluster.pods] == ["web/p1"]
     assert cluster.pods[0].requests == {"cpu": 250, "memory": 100 * 1024 * 1024}
-    assert dict(cluster.skipped) == {"PersistentVolume": 1, "Event": 1}
+    assert dict(cluster.skipped) == {"Event": 1}
+    assert [v.name for v in cluster.persistent_volumes] == ["pv1"]
 
 
 def test_typed_lists_from_the_api(tmp_path):
@@ -82,7 +83,7 @@ def test_simulator_export_format(tmp_path):
     assert [n.name for n in cluster.nodes] == ["n1"]
     assert [p.key for p in cluster.pods] == ["default/p"]
     assert [pc.value for pc in cluster.priority_classes] == [1000]
-    assert cluster.skipped["<simulator storageClasses>"] == 1
+    assert [s.name for s in cluster.storage_classes] == ["s"]
 
 
 def test_terminated_pods_are_skipped(tmp_path):
