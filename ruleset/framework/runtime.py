@@ -22,6 +22,8 @@ on, and that plugin's Score and NormalizeScore are not run for the pod (upstream
 then absent from the :class:`ScoreTable` (its ``skipped`` names it): it adds nothing to the
 totals, and the score JSON does not list it for the pod's nodes, as upstream's
 ``NodePluginScores`` does not. Before 1.27 a Skip from PreScore is an Error, as it was upstream.
+Likewise from 1.27 (:data:`PRE_FILTER_SKIP`) a PreFilter plugin may return Skip: its Filter and
+PreFilter extensions are not run for the pod (:data:`SKIP_FILTER_PLUGINS`).
 """
 
 from __future__ import annotations
@@ -78,6 +80,15 @@ PRE_SCORE_SKIP = switch(
     "framework.prescore-skip", "1.27",
     "a PreScore plugin may return Skip: its Score and NormalizeScore are not run for the pod (before: "
     "an Error)", "pkg/scheduler/framework/runtime/framework.go (RunPreScorePlugins, kubernetes#115652)")
+PRE_FILTER_SKIP = switch(
+    "framework.prefilter-skip", "1.27",
+    "a PreFilter plugin may return Skip: its Filter and PreFilter AddPod/RemovePod are not run for the pod "
+    "(before: an Error)", "pkg/scheduler/framework/runtime/framework.go (RunPreFilterPlugins, "
+    "RunFilterPlugins, RunPreFilterExtensionAddPod; CycleState.SkipFilterPlugins)")
+#: The cycle-state key of the labels of the plugins whose PreFilter returned Skip (upstream's
+#: ``CycleState.SkipFilterPlugins``); written by :meth:`Framework.run_pre_filter` when every
+#: PreFilter plugin succeeded or skipped.
+SKIP_FILTER_PLUGINS = "ruleset/SkipFilterPlugins"
 #: The cycle-state key of the labels of the plugins whose PreScore returned Skip (upstream's
 #: ``CycleState.SkipScorePlugins``); written by every :meth:`Framework.run_pre_score`.
 SKIP_SCORE_PLUGINS = "ruleset/SkipScorePlugins"
@@ -201,6 +212,7 @@ class Framework:
             raise FrameworkError(problems)
         self._normalizers = {s.plugin: s for s in self.tables["ruleset_normalize_score"]}
         self._pre_score_skip = profile.target.has(PRE_SCORE_SKIP)
+        self._pre_filter_skip = profile.target.has(PRE_FILTER_SKIP)
 
     # ------------------------------------------------------------- queries
     def has(self, hook: str) -> bool:
@@ -273,8 +285,17 @@ class Framework:
                           _pre_enqueue_outcome, {"pod": pod})
 
     def run_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot) -> Status:
-        return self._each("ruleset_pre_filter", "running PreFilter plugin {plugin!r}: {error}",
-                          _pre_filter_outcome, {"state": state, "pod": pod, "snapshot": snapshot})
+        """``RunPreFilterPlugins``: the plugins in order until one does not succeed. From 1.27 a
+        Skip goes on, and the plugins that skipped are written to ``state`` under
+        :data:`SKIP_FILTER_PLUGINS` (only when the point succeeds, as upstream)."""
+        skipped: list[str] = []
+        status: Status = self._each(
+            "ruleset_pre_filter", "running PreFilter plugin {plugin!r}: {error}", _pre_filter_outcome,
+            {"state": state, "pod": pod, "snapshot": snapshot,
+             "skipped": skipped if self._pre_filter_skip else None})
+        if skipped and status.is_success:
+            state.write(SKIP_FILTER_PLUGINS, frozenset(skipped))
+        return status
 
     def run_pre_filter_add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node: int,
                                snapshot: Snapshot) -> Status:
@@ -290,7 +311,10 @@ class Framework:
 
     def _run_extension(self, hook: str, kwargs: dict[str, Any]) -> Status:
         # Not through _each: preemption's dry runs call this once per victim per candidate node.
+        skip: frozenset[str] = kwargs["state"].get(SKIP_FILTER_PLUGINS) or _NOTHING
         for step in self.tables[hook]:
+            if skip and step.plugin in skip:
+                continue
             try:
                 returned = step.function(*[kwargs[name] for name in step.argnames])
                 if returned is None:
@@ -313,9 +337,12 @@ class Framework:
         remaining = nodes.indices
         snapshot = nodes.snapshot
         statuses.evaluated[remaining] = True
+        skip: frozenset[str] = state.get(SKIP_FILTER_PLUGINS) or _NOTHING
         for step in self.tables["ruleset_filter"]:
             if not len(remaining):
                 break
+            if skip and step.plugin in skip:
+                continue
             args = {"state": state, "pod": pod, "nodes": NodeSet(snapshot, remaining)}
             try:
                 result = step.function(*[args[name] for name in step.argnames])
@@ -365,7 +392,10 @@ class Framework:
     def _filter_one(self, state: CycleState, pod: Pod, index: int, snapshot: Snapshot) -> Status:
         indices = np.array([index], dtype=np.intp)
         args = {"state": state, "pod": pod, "nodes": NodeSet(snapshot, indices)}
+        skip: frozenset[str] = state.get(SKIP_FILTER_PLUGINS) or _NOTHING
         for step in self.tables["ruleset_filter"]:
+            if skip and step.plugin in skip:
+                continue
             try:
                 result = step.function(*[args[name] for name in step.argnames])
                 if result is None:
@@ -559,7 +589,18 @@ def _refusal_outcome(title: str) -> Callable[[Step, Status | None, dict[str, Any
 
 
 _pre_enqueue_outcome = _refusal_outcome("PreEnqueue")
-_pre_filter_outcome = _refusal_outcome("PreFilter")
+_pre_filter_refusal = _refusal_outcome("PreFilter")
+_NOTHING: frozenset[str] = frozenset()
+
+
+def _pre_filter_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
+    """A refusal, except that a Skip (where the release allows it: ``kwargs["skipped"]`` is a
+    list) goes on and remembers the plugin."""
+    skipped = kwargs["skipped"]
+    if skipped is not None and returned is not None and returned.code == Code.SKIP:
+        skipped.append(step.plugin)
+        return None
+    return _pre_filter_refusal(step, returned, kwargs)
 
 
 def _pre_score_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
