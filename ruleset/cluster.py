@@ -182,7 +182,8 @@ def build_cluster_state(cluster: Cluster, target: Target | None = None) -> Clust
     state = ClusterState(snapshot=snapshot, pending=[], notes=Counter(cluster.skipped),
                          admission=Counter(cluster.admission), warnings=Counter(cluster.warnings),
                          newer_fields=Counter(cluster.newer_fields),
-                         read=Counter({k: cluster.kinds[k] for k in STORAGE_KINDS if cluster.kinds[k]}))
+                         read=Counter({k: cluster.kinds[k] for k in STORAGE_KINDS if cluster.kinds[k]}),
+                         created=Counter(cluster.created))
     for pod in cluster.pods:
         error = resolve_priority(pod, classes, default)
         # Priority refuses in the mutating phase, before the other plugins' refusals.

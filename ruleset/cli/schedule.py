@@ -42,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
         frameworks, state = prepare_profiles(args.profile, args.cluster, args.pods, root_of(args),
                                              seed=args.seed, scale=scale,
                                              on_file=lambda _path: reading.advance())
-    report_notes(state.notes, args.verbose, state.admission, state.warnings, state.read)
+    report_notes(state.notes, args.verbose, state.admission, state.warnings, state.read,
+                 state.created)
     ignored = report_ignored_fields(state, frameworks[0].profile.target)
     before = usage_json(state.snapshot)
     with progress("scheduling", len(state.pending)) as scheduling:

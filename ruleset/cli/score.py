@@ -34,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
         framework, state = prepare_run(args.profile, args.cluster, [args.pod] if args.pod else None,
                                        root=root_of(args), seed=args.seed, replace=True,
                                        on_file=lambda _path: reading.advance())
-    report_notes(state.notes, args.verbose, state.admission, state.warnings, state.read)
+    report_notes(state.notes, args.verbose, state.admission, state.warnings, state.read,
+                 state.created)
     ignored = report_ignored_fields(state, framework.profile.target)
     refused = None
     if args.pod:

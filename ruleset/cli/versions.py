@@ -23,7 +23,8 @@ def register(subparsers: Any) -> None:
 
 def _switches() -> list[Any]:
     # Switches are declared by the modules whose behaviour they change, when imported: the
-    # default plugin sets, the framework runtime and the built-in plugins.
+    # default plugin sets, the framework runtime, the built-in plugins and admission.
+    import ruleset.admission.default_storage_class
     import ruleset.framework.defaults
     import ruleset.framework.runtime
     import ruleset.plugins  # noqa: F401

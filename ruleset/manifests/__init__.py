@@ -68,7 +68,9 @@ def load_manifests(paths: Iterable[str | Path], pod_paths: Iterable[str | Path] 
                 pod_files.setdefault(str(path), part)
             cluster.extend(part)
     problems.extend(_duplicate_workloads(cluster.workloads))
-    create_pods(cluster, problems, seed=seed, scale=scale, target=target)  # every problem of every pod
+    # every problem of every pod
+    created = create_pods(cluster, problems, seed=seed, scale=scale, target=target)
+    cluster.created.update({kind: n for kind, n in created.items() if kind != "Pod" and n})
     if not problems:
         problems.extend(_files_without_pods(cluster, pod_files, named))
     if problems:

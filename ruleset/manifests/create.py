@@ -2,22 +2,33 @@
 workloads (and of ``--scale``), then the API server defaults and admits every pod that it
 has not stored yet (:mod:`ruleset.admission`), then it is decoded and validated.
 
+A StatefulSet's pods come with the claims of its ``volumeClaimTemplates``
+(:mod:`ruleset.workloads.claims`): each claim the cluster does not hold yet is created
+first, through the API server's defaults and the DefaultStorageClass admission plugin
+(:mod:`ruleset.admission.default_storage_class`), and joins the cluster's claims; one that
+exists is used as it is. A pod whose claim is refused is not created by the controller: it is
+reported as refused, with the controller's error. When the input holds no storage object at
+all, no claim is created (the volume plugins then check nothing, see :class:`_Claims`).
+
 This is the API server's own order (defaulting, mutating admission, validation), so a pod
 named by ``generateName`` or given requests by its limits is checked as it would be stored.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ruleset.admission import Admission
+from ruleset.admission.default_storage_class import NEWEST_DEFAULT, admit_claim
 from ruleset.api.decode import DecodeContext, line_of
 from ruleset.api.pod import Pod, decode_pod
+from ruleset.api.storage import decode_persistent_volume_claim, pod_claims
 from ruleset.errors import Problem
 from ruleset.kversion import Target
-from ruleset.manifests.model import Cluster, RawObject, namespace_of, stored
+from ruleset.manifests.model import STORAGE_LISTS, Cluster, RawObject, namespace_of, stored
 from ruleset.manifests.newer import newer_fields
 from ruleset.manifests.reader import DECODERS
 from ruleset.workloads import WORKLOAD_KINDS, expand, scale
@@ -34,14 +45,35 @@ class ScaleRequest:
     text: str
 
 
+@dataclass
+class _Claims:
+    """The claims a run creates: which exist (``namespace/name``), which were refused (with
+    the controller's error), and how many were created."""
+
+    newest_default: bool
+    #: False when the input holds no storage object at all: then no claim is created, as the
+    #: volume plugins check nothing without storage objects (a claim created with no class and
+    #: no volume would make every such pod unschedulable for users who did not dump storage).
+    enabled: bool = True
+    existing: set[str] = field(default_factory=set)
+    refused: dict[str, str] = field(default_factory=dict)
+    created: int = 0
+
+
 def create_pods(cluster: Cluster, problems: list[Problem], seed: int = 0,
-                scale: Sequence[ScaleRequest] = (), target: Target | None = None) -> None:
+                scale: Sequence[ScaleRequest] = (), target: Target | None = None) -> Counter[str]:
     """Turn ``cluster.pod_sources`` into ``cluster.pods`` (in input order, each workload's pods
     where it was read, then those of ``scale``), recording admission's refusals in
-    ``cluster.refused`` and its changes in ``cluster.admission``."""
+    ``cluster.refused`` and its changes in ``cluster.admission``; the claims of StatefulSets'
+    pods join ``cluster.persistent_volume_claims``. Returns what was created, by kind
+    (``Pod``, ``PersistentVolumeClaim``; pods read from the input that the API server has
+    stored already are not counted)."""
     admission = Admission(cluster.limit_ranges, cluster.runtime_classes, seed=seed,
                           taken=_taken_names(cluster.pod_sources),
                           merge_label_keys=target is not None and target.gate("MatchLabelKeysInPodAffinity"))
+    claims = _Claims(newest_default=target is not None and target.has(NEWEST_DEFAULT),
+                     enabled=any(getattr(cluster, name) for name in STORAGE_LISTS),
+                     existing={claim.key for claim in cluster.persistent_volume_claims})
     fresh: list[Pod] = []
     budget = [MAX_CLUSTER_PODS - sum(1 for s in cluster.pod_sources if s.kind == "Pod")]
     for source in cluster.pod_sources:
@@ -62,12 +94,14 @@ def create_pods(cluster: Cluster, problems: list[Problem], seed: int = 0,
                            seed=seed)
         problems.extend(expansion.problems)
         _add_objects(cluster, source, expansion.objects, problems)
-        _create_all(cluster, admission, source, expansion.pods, problems, fresh)
+        _create_claims(cluster, source, expansion.claims, claims, problems)
+        _create_all(cluster, admission, source, expansion.pods, problems, fresh, claims.refused)
     cluster.pod_sources = []
     for request in scale:
-        _scale(cluster, admission, request, seed, problems, fresh, budget)
+        _scale(cluster, admission, request, seed, problems, fresh, budget, claims)
     cluster.admission.update(admission.counts)
     _stamp(cluster.pods, fresh)
+    return Counter({"Pod": len(fresh), "PersistentVolumeClaim": claims.created})
 
 
 def expected_pods(kind: str, raw: dict, nodes: int) -> int:
@@ -143,17 +177,56 @@ def _create(cluster: Cluster, admission: Admission, source: RawObject, raw: Any,
 
 
 def _create_all(cluster: Cluster, admission: Admission, source: RawObject, pods: Sequence[dict],
-                problems: list[Problem], fresh: list[Pod]) -> None:
-    """A workload's pods; a problem of its template is reported once, not once per replica."""
+                problems: list[Problem], fresh: list[Pod], refused_claims: dict[str, str]) -> None:
+    """A workload's pods; a problem of its template is reported once, not once per replica.
+    A pod one of whose claims was refused is refused with the controller's error."""
     mine: list[Problem] = []
     for raw in pods:
-        _create(cluster, admission, source, raw, created=False, problems=mine, fresh=fresh)
+        pod = _create(cluster, admission, source, raw, created=False, problems=mine, fresh=fresh)
+        if pod is not None and refused_claims:
+            names = [f"{pod.namespace}/{claim.claim_name}"
+                     for claim in pod_claims(pod.name, pod.volumes, ephemeral=False)]
+            errors = [refused_claims[name] for name in names if name in refused_claims]
+            if errors:  # createPersistentVolumeClaims' aggregate error (errors.NewAggregate)
+                cluster.refused[pod] = errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]"
     seen: set[tuple[str | None, int | None, str]] = set()
     for problem in mine:
         key = (problem.file, problem.line, problem.message)
         if key not in seen:
             seen.add(key)
             problems.append(problem)
+
+
+def _create_claims(cluster: Cluster, source: RawObject, raws: Sequence[dict], claims: _Claims,
+                   problems: list[Problem]) -> None:
+    """``createPersistentVolumeClaims``: each claim the cluster does not hold yet is created
+    (defaulted and admitted, then decoded as read ones are) and joins the cluster's claims; a
+    refused one is remembered for its pod. A problem of a template is reported once."""
+    if not claims.enabled:
+        return
+    seen: set[tuple[str | None, int | None, str]] = set()
+    for raw in raws:
+        meta = raw.get("metadata")
+        key = f"{namespace_of(meta)}/{meta.get('name') if isinstance(meta, dict) else ''}"
+        if key in claims.existing:
+            continue  # the controller uses the claim that exists
+        if source.api_checks:
+            admitted = admit_claim(raw, cluster.storage_classes, newest_wins=claims.newest_default)
+            if admitted.error is not None:
+                name = key.split("/", 1)[1]
+                claims.refused[key] = f"failed to create PVC {name}: {admitted.error}"
+                continue
+            raw = admitted.raw
+        ctx = DecodeContext(file=source.file, document=source.document, subject="PersistentVolumeClaim",
+                            api_checks=source.api_checks)
+        claim = decode_persistent_volume_claim(ctx, raw)
+        for problem in ctx.problems:
+            if (problem.file, problem.line, problem.message) not in seen:
+                seen.add((problem.file, problem.line, problem.message))
+                problems.append(problem)
+        claims.existing.add(key)
+        cluster.persistent_volume_claims.append(claim)
+        claims.created += 1
 
 
 def _add_objects(cluster: Cluster, source: RawObject, objects: Sequence[tuple[str, dict]],
@@ -188,7 +261,7 @@ _KIND_NAMES = {
 
 
 def _scale(cluster: Cluster, admission: Admission, request: ScaleRequest, seed: int,
-           problems: list[Problem], fresh: list[Pod], budget: list[int]) -> None:
+           problems: list[Problem], fresh: list[Pod], budget: list[int], claims: _Claims) -> None:
     """``--scale``: the workload's missing replicas become pending pods from its template."""
     kind = _KIND_NAMES.get(request.kind.lower())
     if kind is None:
@@ -212,7 +285,8 @@ def _scale(cluster: Cluster, admission: Admission, request: ScaleRequest, seed: 
     if not expansion.pods and not expansion.problems:
         cluster.warnings[(f"--scale {request.text}", f"the {kind} has {request.replicas} or more pods "
                           "already: scaling down creates no pod")] += 1
-    _create_all(cluster, admission, target, expansion.pods, problems, fresh)
+    _create_claims(cluster, target, expansion.claims, claims, problems)
+    _create_all(cluster, admission, target, expansion.pods, problems, fresh, claims.refused)
 
 
 def _named(raw: dict, request: ScaleRequest) -> bool:

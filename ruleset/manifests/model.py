@@ -90,6 +90,8 @@ class Cluster:
     skipped: Counter = field(default_factory=Counter)
     #: Every kind read, with how many objects of it (to say what a file held).
     kinds: Counter = field(default_factory=Counter)
+    #: Objects the run created besides pods (a StatefulSet's claims), by kind.
+    created: Counter = field(default_factory=Counter)
     #: Pods (raw, before admission) and ``--pods`` workloads, in input order; emptied by :func:`admit`.
     pod_sources: list[RawObject] = field(default_factory=list)
     #: Every workload read (raw), for ``--scale``.
@@ -112,6 +114,7 @@ class Cluster:
         self.refused.update(other.refused)
         self.skipped.update(other.skipped)
         self.kinds.update(other.kinds)
+        self.created.update(other.created)
         self.admission.update(other.admission)
         self.warnings.update(other.warnings)
         self.newer_fields.update(other.newer_fields)

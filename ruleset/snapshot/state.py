@@ -24,6 +24,8 @@ class ClusterState:
     newer_fields: Counter[str] = field(default_factory=Counter)
     #: Storage objects read, by kind (said under --verbose: they are what the volume plugins check).
     read: Counter[str] = field(default_factory=Counter)
+    #: Objects the run created besides pods (a StatefulSet's claims), by kind: said under --verbose.
+    created: Counter[str] = field(default_factory=Counter)
     #: Pods that can never be scheduled because their manifest is inconsistent, with why.
     pod_errors: dict[Pod, str] = field(default_factory=dict)
 

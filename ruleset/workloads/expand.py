@@ -10,8 +10,9 @@ Each kind follows its controller's first sync of a new object:
 * StatefulSet (``pkg/controller/statefulset``): pods ``<name>-0`` ... ``<name>-(n-1)``
   (``newVersionedStatefulSetPod``: ``initIdentity``), labelled with their revision and
   name. The controller creates them one at a time (OrderedReady) or all at once
-  (Parallel); here all exist at once, pending. ``volumeClaimTemplates`` are not turned
-  into volumes (``updateStorage``): the pods keep the template's volumes.
+  (Parallel); here all exist at once, pending. Each pod's ``volumeClaimTemplates`` claims
+  are created before it and its volumes name them (``updateStorage``; see
+  :mod:`ruleset.workloads.claims`).
 * Job (``pkg/controller/job``, ``manageJob``; the labels from ``registry/batch/job``'s
   ``generateSelector``): ``min(parallelism, completions)`` pods, parallelism defaulting to 1.
 * DaemonSet (``pkg/controller/daemon``): one pod per node it should run on, in node order,
@@ -34,6 +35,7 @@ from ruleset.api.node import Node
 from ruleset.errors import Problem
 from ruleset.gofmt import parse_int64
 from ruleset.selector import Selector, SelectorError, from_label_selector, from_set
+from ruleset.workloads.claims import ClaimTemplate, claim_templates, stateful_set_claims, update_storage
 from ruleset.workloads.copying import canonical_json
 from ruleset.workloads.daemonset import add_daemon_tolerations, nodes_to_run_on, pin_to_node, read_placement
 from ruleset.workloads.deployment import collision_count, new_replica_set
@@ -74,6 +76,10 @@ class Expansion:
     pods: list[dict[str, Any]] = field(default_factory=list)
     #: Other raw objects the snapshot gains, as (kind, raw): a Deployment's ReplicaSet.
     objects: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    #: Raw PersistentVolumeClaims a StatefulSet's controller creates before its pods (each
+    #: pod's before the next), as the controller sends them: the API server's defaults and
+    #: admission, and whether one exists already, are the caller's (:mod:`ruleset.manifests.create`).
+    claims: list[dict[str, Any]] = field(default_factory=list)
     #: Located problems that made (part of) the expansion impossible.
     problems: list[Problem] = field(default_factory=list)
 
@@ -183,8 +189,10 @@ def stateful_set_revision(workload: Workload) -> str:
     return controller_revision_name(workload.name, hash_)
 
 
-def stateful_set_pod(workload: Workload, ordinal: int, revision: str, service_name: str) -> dict[str, Any]:
-    """``newVersionedStatefulSetPod`` of a set whose pods are all at the update revision."""
+def stateful_set_pod(workload: Workload, ordinal: int, revision: str, service_name: str,
+                     templates: Sequence[ClaimTemplate] = ()) -> dict[str, Any]:
+    """``newVersionedStatefulSetPod`` of a set whose pods are all at the update revision, its
+    volumes naming the claims of ``templates`` (``updateStorage``)."""
     ref = controller_ref(workload.api_version, workload.kind, workload.name, workload.uid)
     name = f"{workload.name}-{ordinal}"
     pod = pod_from_template(workload.template, workload.metadata, workload.name, workload.namespace, ref,
@@ -194,6 +202,7 @@ def stateful_set_pod(workload: Workload, ordinal: int, revision: str, service_na
     pod["spec"]["hostname"] = name
     if service_name:
         pod["spec"]["subdomain"] = service_name
+    update_storage(pod, templates, workload.name, ordinal)
     return pod
 
 
@@ -201,14 +210,22 @@ def _stateful_set(workload: Workload, expansion: Expansion) -> None:
     replicas = read_count(workload.ctx, workload.spec, "replicas", "spec.replicas", 1)
     if replicas is None or not check_selector(workload):
         return
-    expansion.pods = stateful_set_pods(workload, range(replicas))
+    stateful_set_members(workload, range(replicas), expansion)
 
 
 def stateful_set_pods(workload: Workload, ordinals: Sequence[int]) -> list[dict[str, Any]]:
-    """The StatefulSet's pods of these ordinals."""
+    """The StatefulSet's pods of these ordinals (a malformed ``volumeClaimTemplates`` entry is
+    reported to the workload's context)."""
     revision = stateful_set_revision(workload)
     service_name = get_str(workload.ctx, workload.spec, "serviceName", "spec.serviceName")
-    return [stateful_set_pod(workload, ordinal, revision, service_name) for ordinal in ordinals]
+    templates = claim_templates(workload.raw, workload.ctx)
+    return [stateful_set_pod(workload, ordinal, revision, service_name, templates) for ordinal in ordinals]
+
+
+def stateful_set_members(workload: Workload, ordinals: Sequence[int], expansion: Expansion) -> None:
+    """The pods of these ordinals and their claims, into ``expansion``."""
+    expansion.pods = stateful_set_pods(workload, ordinals)
+    expansion.claims = stateful_set_claims(workload.raw, ordinals)
 
 
 def _job(workload: Workload, expansion: Expansion) -> None:
@@ -308,4 +325,5 @@ def expand(kind: str, raw: Any, nodes: Sequence[Node], *, file: str | None = Non
     if expansion.problems:
         expansion.pods = []
         expansion.objects = []
+        expansion.claims = []
     return expansion

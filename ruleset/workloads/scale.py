@@ -17,7 +17,8 @@ either was written without a uid (a hand-made snapshot), its kind and name.
   (none when the Deployment is paused).
 * StatefulSet: the missing ordinals of ``0 .. N-1`` (v1.20 creates every ordinal below
   the replica count that has no pod; a pod of any phase holds its ordinal, as its name is
-  taken until it is deleted), at ``status.updateRevision``.
+  taken until it is deleted), at ``status.updateRevision``, with their claims (those that
+  exist already are the caller's to keep, see :mod:`ruleset.workloads.claims`).
 * DaemonSet and Job are not scaled: the first runs one pod per node, the second as many as
   its parallelism allows.
 """
@@ -40,7 +41,7 @@ from ruleset.workloads.expand import (
     Expansion,
     check_selector,
     replica_set_pods,
-    stateful_set_pods,
+    stateful_set_members,
 )
 from ruleset.workloads.template import MAX_PODS, Workload, controller_ref, pod_from_template, read_workload
 
@@ -195,7 +196,7 @@ def scale(kind: str, raw: Any, replicas: int, existing: Sequence[Pod], *,
             _scale_deployment(workload, replicas, existing, replica_sets, expansion)
         elif kind == "StatefulSet":
             taken = {_ordinal(pod, workload.name) for pod in existing if _owned_by(pod, *owner)}
-            expansion.pods = stateful_set_pods(workload, [i for i in range(replicas) if i not in taken])
+            stateful_set_members(workload, [i for i in range(replicas) if i not in taken], expansion)
         else:
             have = sum(1 for pod in existing if _active(pod) and _owned_by(pod, *owner))
             ref = controller_ref(workload.api_version, kind, workload.name, workload.uid)
@@ -206,5 +207,6 @@ def scale(kind: str, raw: Any, replicas: int, existing: Sequence[Pod], *,
     if expansion.problems:
         expansion.pods = []
         expansion.objects = []
+        expansion.claims = []
     return expansion
 

@@ -192,9 +192,10 @@ def test_stateful_set_pods_are_named_by_ordinal() -> None:
                      "labels": {"app": "db", "statefulset.kubernetes.io/pod-name": f"db-{i}",
                                 "controller-revision-hash": "db-7d85d7bff8"},
                      "ownerReferences": [ref("apps/v1", "StatefulSet", "db", "s-1")]},
-        # volumeClaimTemplates are not turned into volumes (see ruleset.workloads.expand).
+        # updateStorage: each volumeClaimTemplate becomes a volume naming the ordinal's claim.
         "spec": {"hostname": f"db-{i}", "subdomain": "db-headless",
-                 "containers": [{"name": "db", "image": "postgres"}]},
+                 "containers": [{"name": "db", "image": "postgres"}],
+                 "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": f"data-db-{i}"}}]},
     } for i in range(3)]
 
 
