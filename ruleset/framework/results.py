@@ -26,15 +26,15 @@ FIT_ERROR_SEPARATED = switch(
     "rejection's message comes first, each part ends with \".\" (the histogram is still written too)",
     f"{_TYPES_GO}, SeparatorFormat, kubernetes#110894")
 FIT_ERROR_POST_FILTER_ERROR = switch(
-    "FitError.post-filter-error-message", "1.26",
+    "FitError.post-filter-error-message", "1.27",
     "a PostFilter Error's message is appended to the FitError message as well",
     "pkg/scheduler/schedule_one.go (schedulingCycle: PostFilterMsg = status.Message() whatever the code)")
 FIT_ERROR_PRE_FILTER_ONCE = switch(
-    "FitError.pre-filter-once", "1.27",
+    "FitError.pre-filter-once", "1.28",
     "after a PreFilter rejection the histogram (that one reason on every node) is left out",
     f"{_TYPES_GO}, kubernetes#115651")
 FIT_ERROR_POST_FILTER_NO_PERIOD = switch(
-    "FitError.post-filter-no-period", "1.28",
+    "FitError.post-filter-no-period", "1.29",
     "the PostFilter message is appended without a \".\" of its own (it ends with one already: no \"..\")",
     f"{_TYPES_GO}, kubernetes#117588")
 

@@ -86,9 +86,10 @@ STATUS_MESSAGE = switch(
     "PodEligibleToPreemptOthers, SelectVictimsOnNode), pkg/scheduler/framework/preemption/preemption.go "
     "(Preempt, nodesWherePreemptionMightHelp), kubernetes#107775")
 ONLY_UNSCHEDULABLE = switch(
-    "DefaultPreemption.only-unschedulable-nodes", "1.29",
+    "DefaultPreemption.only-unschedulable-nodes", "1.31",
     "only nodes whose filter status is Unschedulable are dry-run (a node without a status, which "
-    "ruleset writes as Success, counts as UnschedulableAndUnresolvable: \"not helpful\")",
+    "ruleset writes as Success, counts as UnschedulableAndUnresolvable: \"not helpful\"); "
+    "patch releases 1.27.16, 1.29.7 and 1.30.4 have it too (back-ports of kubernetes#125197)",
     "pkg/scheduler/framework/preemption/preemption.go (nodesWherePreemptionMightHelp), kubernetes#119779 "
     "(merged after v1.28.0, back-ported to 1.26-1.28 patch releases)")
 #: ``PodEligibleToPreemptOthers``' reasons, and the statuses ``Preempt``'s FitError counts.

@@ -62,7 +62,8 @@ REASON_UNTOLERATED = switch(
 #: Filter's reason no longer names the taint (PR #134740; also in 1.34 patch releases).
 REASON_GENERIC = switch(
     "TaintToleration.reason-generic", "1.35",
-    "Filter reason \"node(s) had untolerated taint(s)\", without the taint's key and value", _REFERENCE)
+    "Filter reason \"node(s) had untolerated taint(s)\", without the taint's key and value (patch "
+    "release 1.34.2 has it too: kubernetes#135023)", _REFERENCE)
 
 #: The 1.35 reason: one text whatever the taint.
 ERR_REASON_GENERIC = "node(s) had untolerated taint(s)"

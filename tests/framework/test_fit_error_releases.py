@@ -10,9 +10,11 @@
   read from the code at each shape: 1.24 appends " " + PostFilterMsg (kubernetes#107775);
   1.26 writes "0/N nodes are available:" + " <PreFilterMsg>." + " <histogram>." +
   " <PostFilterMsg>." (SeparatorFormat, kubernetes#110894, the histogram still written after
-  a PreFilter rejection); 1.27 leaves the histogram out after a PreFilter rejection; 1.28
-  appends the PostFilter message without a "." (kubernetes#117588: "..." became "."); from 1.26
-  the scheduling cycle records an Error's PostFilter message too (1.24/1.25's scheduleOne did not).
+  a PreFilter rejection); 1.28 leaves the histogram out after a PreFilter rejection
+  (kubernetes#115651); 1.29 appends the PostFilter message without a "." (kubernetes#117588:
+  "..." became "."); from 1.27 the scheduling cycle records an Error's PostFilter message too
+  (1.24-1.26's schedulingCycle did not). Releases checked against the code at v1.26.2, v1.27.4,
+  v1.28.4 and v1.29.4 (types.go, schedule_one.go).
 """
 
 from __future__ import annotations
@@ -89,8 +91,9 @@ def test_fit_error_at_v1_34(num_nodes: int, statuses: NodeStatuses, post_filter:
     pytest.param("1.24", f"0/3 nodes are available: 3 {PRE}. {POST}", id="1.24-post-filter-appended"),
     pytest.param("1.25", f"0/3 nodes are available: 3 {PRE}. {POST}", id="1.25"),
     pytest.param("1.26", f"0/3 nodes are available: {PRE}. 3 {PRE}. {POST}.", id="1.26-pre-filter-and-histogram"),
-    pytest.param("1.27", f"0/3 nodes are available: {PRE}. {POST}.", id="1.27-pre-filter-once"),
-    pytest.param("1.28", f"0/3 nodes are available: {PRE}. {POST}", id="1.28-no-period-after-post-filter"),
+    pytest.param("1.27", f"0/3 nodes are available: {PRE}. 3 {PRE}. {POST}.", id="1.27-histogram-still-written"),
+    pytest.param("1.28", f"0/3 nodes are available: {PRE}. {POST}.", id="1.28-pre-filter-once"),
+    pytest.param("1.29", f"0/3 nodes are available: {PRE}. {POST}", id="1.29-no-period-after-post-filter"),
     pytest.param("1.34", f"0/3 nodes are available: {PRE}. {POST}", id="1.34"),
     pytest.param("1.35", f"0/3 nodes are available: {PRE}. {POST}", id="1.35"),
 ])
@@ -102,7 +105,8 @@ def test_pre_filter_rejection_per_release(version: str, expected: str):
     pytest.param("1.20", f"0/3 nodes are available: 1 {F2}, 2 {F1}.", id="1.20"),
     pytest.param("1.24", f"0/3 nodes are available: 1 {F2}, 2 {F1}. preemption: x.", id="1.24"),
     pytest.param("1.26", f"0/3 nodes are available: 1 {F2}, 2 {F1}. preemption: x..", id="1.26-double-period"),
-    pytest.param("1.28", f"0/3 nodes are available: 1 {F2}, 2 {F1}. preemption: x.", id="1.28"),
+    pytest.param("1.28", f"0/3 nodes are available: 1 {F2}, 2 {F1}. preemption: x..", id="1.28-double-period"),
+    pytest.param("1.29", f"0/3 nodes are available: 1 {F2}, 2 {F1}. preemption: x.", id="1.29"),
 ])
 def test_filter_rejection_with_preemption_message_per_release(version: str, expected: str):
     assert text(version).message(3, filtered(F1, F1, F2), post("preemption: x.")) == expected
@@ -111,7 +115,8 @@ def test_filter_rejection_with_preemption_message_per_release(version: str, expe
 @pytest.mark.parametrize(("version", "expected"), [
     pytest.param("1.24", f"0/1 nodes are available: 1 {F1}.", id="1.24-error-left-out"),
     pytest.param("1.25", f"0/1 nodes are available: 1 {F1}.", id="1.25-error-left-out"),
-    pytest.param("1.26", f"0/1 nodes are available: 1 {F1}. boom.", id="1.26-error-appended"),
+    pytest.param("1.26", f"0/1 nodes are available: 1 {F1}.", id="1.26-error-left-out"),
+    pytest.param("1.27", f"0/1 nodes are available: 1 {F1}. boom.", id="1.27-error-appended"),
     pytest.param("1.34", f"0/1 nodes are available: 1 {F1}. boom", id="1.34"),
 ])
 def test_post_filter_error_message_per_release(version: str, expected: str):

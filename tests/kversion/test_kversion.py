@@ -37,7 +37,8 @@ def test_unsupported_versions_say_why(text, message):
     pytest.param("SidecarContainers", 29, True, id="sidecars-beta-on"),
     pytest.param("PodSchedulingReadiness", 26, False, id="gates-alpha"),
     pytest.param("PodSchedulingReadiness", 27, True, id="gates-beta"),
-    pytest.param("PodSchedulingReadiness", 34, True, id="gates-removed-after-ga-stays-on"),
+    pytest.param("PodSchedulingReadiness", 34, True, id="gates-ga-on"),
+    pytest.param("MinDomainsInPodTopologySpread", 34, True, id="removed-after-ga-stays-on"),
     pytest.param("BalanceAttachedNodeVolumes", 20, False, id="alpha-off"),
     pytest.param("BalanceAttachedNodeVolumes", 23, False, id="removed-while-alpha-is-off"),
     pytest.param("DefaultPodTopologySpread", 20, True, id="beta-on-at-1.20"),
@@ -48,9 +49,14 @@ def test_gate_defaults(gate, minor, expected):
 
 
 def test_a_removed_gate_cannot_be_set_any_more():
-    assert "PodSchedulingReadiness" in gates_known_at(KubeVersion(1, 31))
-    assert "PodSchedulingReadiness" not in gates_known_at(KubeVersion(1, 32))
+    # kube_features.go: MinDomainsInPodTopologySpread is in v1.31 (GA), gone from v1.32.
+    assert "MinDomainsInPodTopologySpread" in gates_known_at(KubeVersion(1, 31))
+    assert "MinDomainsInPodTopologySpread" not in gates_known_at(KubeVersion(1, 32))
+    # PodSchedulingReadiness is GA (locked) from 1.30 and still listed at 1.35.
+    assert gates_known_at(KubeVersion(1, 35))["PodSchedulingReadiness"] == (True, "GA")
     assert gates_known_at(KubeVersion(1, 34))["PodLevelResources"] == (True, "beta")
+    assert gates_known_at(KubeVersion(1, 34))["InPlacePodVerticalScaling"] == (True, "beta")
+    assert gates_known_at(KubeVersion(1, 35))["InPlacePodVerticalScaling"] == (True, "GA")
 
 
 STD = Switch("x.since-1.22", KubeVersion(1, 22), "", "")

@@ -11,8 +11,10 @@
 * 1.24 (kubernetes#107775) gave the Unschedulable status its message ("preemption: " and
   ``PodEligibleToPreemptOthers``' reason or ``Preempt``'s FitError); 1.21-1.23 built the
   FitError status but the scheduler only logged it, so 1.23 answers as 1.20 here.
-* 1.29 (kubernetes#119779, merged after v1.28.0) dry-runs only nodes whose status is
-  Unschedulable; a node without a status (ruleset: Success) counts as "not helpful".
+* 1.31 (kubernetes#125197; its back-ports are in v1.27.16, v1.29.7 and v1.30.4, not in
+  v1.28.8 or v1.29.4) dry-runs only nodes whose status is Unschedulable; a node without a
+  status (ruleset: Success) counts as "not helpful". Checked against preemption.go
+  (nodesWherePreemptionMightHelp) at v1.29.4 and v1.30.4/v1.31.2.
 * The FitError message of a real cycle ending in PostFilter is checked with
   ``FitErrorText`` over the cycle's statuses and PostFilter result.
 """
@@ -120,7 +122,7 @@ def test_post_filter_at_v1_34(preemptor, pods, nodes, codes, nominated, status):
 @pytest.mark.parametrize(("preemptor", "pods", "nodes", "codes", "nominated", "status"), POST_FILTER_V134)
 @pytest.mark.parametrize("version", ["1.20", "1.23"])
 def test_post_filter_before_v1_24_has_no_message(version, preemptor, pods, nodes, codes, nominated, status):
-    # The 4-node case tries node3 (no status) before 1.29, and preempts nothing there either.
+    # The 4-node case tries node3 (no status) before 1.31, and preempts nothing there either.
     h = ReleasePreemption([FIT], [*nodes, *pods], version)
     assert _post_filter(h, preemptor, codes) == (nominated, (status[0], ()))
 
@@ -135,8 +137,10 @@ FOUR_NODES = POST_FILTER_V134[-1].values
                                        "2 Insufficient cpu."), id="1.24-node-without-status-is-tried"),
     pytest.param("1.28", unschedulable(f"0/4 nodes are available: 1 {NO_VICTIMS}, 1 {NOT_HELPFUL}, "
                                        "2 Insufficient cpu."), id="1.28"),
-    pytest.param("1.29", unschedulable(f"0/4 nodes are available: 2 Insufficient cpu, 2 {NOT_HELPFUL}."),
-                 id="1.29-only-unschedulable-nodes-are-tried"),
+    pytest.param("1.30", unschedulable(f"0/4 nodes are available: 1 {NO_VICTIMS}, 1 {NOT_HELPFUL}, "
+                                       "2 Insufficient cpu."), id="1.30-node-without-status-is-still-tried"),
+    pytest.param("1.31", unschedulable(f"0/4 nodes are available: 2 Insufficient cpu, 2 {NOT_HELPFUL}."),
+                 id="1.31-only-unschedulable-nodes-are-tried"),
     pytest.param("1.34", unschedulable(f"0/4 nodes are available: 2 Insufficient cpu, 2 {NOT_HELPFUL}."),
                  id="1.34"),
 ])
@@ -148,7 +152,7 @@ def test_node_without_status_per_release(version, status):
 
 @pytest.mark.parametrize(("only_unschedulable", "expected"), [
     pytest.param(False, ["node1", "node3"], id="1.20-all-but-unresolvable"),
-    pytest.param(True, ["node3"], id="1.29-only-unschedulable"),
+    pytest.param(True, ["node3"], id="1.31-only-unschedulable"),
 ])
 def test_nodes_where_preemption_might_help_per_release(only_unschedulable, expected):
     h = Preemption([FIT], [node(f"node{i}") for i in range(1, 5)])

@@ -48,9 +48,11 @@ def test_without_a_version_a_profile_is_1_20():
                  "e.g. \"1.34\"", id="not-a-version"),
     pytest.param('kubernetesVersion = "1.25"\nfeatureGates = { SidecarContainers = true }\n',
                  "{p}:3:18: featureGates.SidecarContainers: unrecognized feature gate: SidecarContainers "
-                 "(Kubernetes 1.25 knows DefaultPodTopologySpread, MatchLabelKeysInPodTopologySpread, "
-                 "MinDomainsInPodTopologySpread, NodeInclusionPolicyInPodTopologySpread, "
-                 "PodAffinityNamespaceSelector, PodOverhead)", id="unknown-gate"),
+                 "(Kubernetes 1.25 knows CSIMigration, CSIMigrationAWS, CSIMigrationAzureDisk, CSIMigrationGCE, "
+                 "CSIMigrationOpenStack, CSIStorageCapacity, DefaultPodTopologySpread, "
+                 "MatchLabelKeysInPodTopologySpread, MinDomainsInPodTopologySpread, "
+                 "NodeInclusionPolicyInPodTopologySpread, PodAffinityNamespaceSelector, PodOverhead, "
+                 "ReadWriteOncePod, VolumeCapacityPriority)", id="unknown-gate"),
 ])
 def test_problems_are_located(tmp_path, text, expected):
     path = write(tmp_path, "p.toml", 'name = "p"\n' + text + "[plugins.PrioritySort]\n[plugins.DefaultBinder]\n")

@@ -64,7 +64,8 @@ from ruleset.plugins.noderesources.strategy import parse_defaulted_resources
 _REF = "pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go"
 STD_DEV = switch("NodeResourcesBalancedAllocation.standard-deviation", "1.22",
                  "standard deviation of the fractions over args.resources (two: (1 - |f1 - f2| / 2) * 100, "
-                 "fractions capped at 1, resources a node lacks skipped)", _REF)
+                 "fractions capped at 1, resources a node lacks skipped; the cap, kubernetes#102925, was "
+                 "back-ported to 1.21 patch releases)", _REF)
 ACTUAL_REQUESTS = switch("NodeResourcesBalancedAllocation.actual-requests", "1.23",
                          "pods' own requests, not the 100m/200Mi non-zero defaults",
                          "pkg/scheduler/framework/plugins/noderesources/resource_allocation.go")

@@ -65,7 +65,8 @@ _REF = "pkg/scheduler/framework/plugins/noderesources/fit.go"
 SCORE = switch("NodeResourcesFit.score", "1.22",
                "NodeResourcesFit scores by args.scoringStrategy (LeastAllocated by default)", _REF)
 SKIP_ZERO_REQUESTS = switch("NodeResourcesFit.skip-zero-requests", "1.28",
-                            "Filter does not check a resource the pod requests 0 of", _REF)
+                            "Filter does not check a resource the pod requests 0 of (upstream skips a "
+                            "scalar resource requested at 0 from 1.26 already; not modelled apart)", _REF)
 UNRESOLVABLE = switch("NodeResourcesFit.unresolvable-beyond-allocatable", "1.34",
                       "a request above the node's allocatable itself is UnschedulableAndUnresolvable", _REF)
 SIDECARS_GATED = switch("NodeResourcesFit.sidecars-need-gate", "1.28",

@@ -33,7 +33,8 @@ OVERHEAD_MILLI = switch(
     "cores rounded up)", _REF + "resource_allocation.go")
 MOST_CLAMP = switch(
     "noderesources.score.most-allocated-clamps", "1.22",
-    "MostAllocated: a resource requested beyond allocatable scores 100, not 0", _REF + "most_allocated.go")
+    "MostAllocated: a resource requested beyond allocatable scores 100, not 0 (kubernetes#102925, "
+    "back-ported to 1.21 patch releases)", _REF + "most_allocated.go")
 RTCR_FLOOR = switch(
     "noderesources.score.requested-to-capacity-ratio-floor", "1.22",
     "RequestedToCapacityRatio: utilization is requested*100/allocatable rounded down (before: "
