@@ -242,8 +242,8 @@ class FitErrorText:
     Up to 1.25 the message is v1.20's sorted histogram, then (1.24 on) a space and the PostFilter
     message. From 1.26 it is "0/N nodes are available:" followed by the PreFilter message, the
     histogram and the PostFilter message, each written as " <part>." (upstream's SeparatorFormat)
-    when present; 1.27 drops the histogram after a PreFilter rejection, 1.28 the "." after the
-    PostFilter message (which ends with its own).
+    when present; 1.27 appends a PostFilter Error's message too, 1.28 drops the histogram after a
+    PreFilter rejection, 1.29 the "." after the PostFilter message (which ends with its own).
     """
 
     post_filter: bool = False
@@ -262,7 +262,7 @@ class FitErrorText:
 
     def post_filter_message(self, post_filter: PostFilterResult | None) -> str:
         """``Diagnosis.PostFilterMsg``: the PostFilter status's message ("" before 1.24, and for an
-        Error before 1.26)."""
+        Error before 1.27)."""
         if not self.post_filter or post_filter is None:
             return ""
         if post_filter.status.code == Code.ERROR and not self.post_filter_error:

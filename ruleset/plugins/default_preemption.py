@@ -90,8 +90,7 @@ ONLY_UNSCHEDULABLE = switch(
     "only nodes whose filter status is Unschedulable are dry-run (a node without a status, which "
     "ruleset writes as Success, counts as UnschedulableAndUnresolvable: \"not helpful\"); "
     "patch releases 1.27.16, 1.29.7 and 1.30.4 have it too (back-ports of kubernetes#125197)",
-    "pkg/scheduler/framework/preemption/preemption.go (nodesWherePreemptionMightHelp), kubernetes#119779 "
-    "(merged after v1.28.0, back-ported to 1.26-1.28 patch releases)")
+    "pkg/scheduler/framework/preemption/preemption.go (nodesWherePreemptionMightHelp), kubernetes#125197")
 #: ``PodEligibleToPreemptOthers``' reasons, and the statuses ``Preempt``'s FitError counts.
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
@@ -211,7 +210,7 @@ def preemption_fit_error(num_all_nodes: int, unhelpful: int, failures: list[tupl
 def nodes_where_preemption_might_help(snapshot: Snapshot, statuses: NodeStatuses,
                                       only_unschedulable: bool = False) -> np.ndarray:
     """``nodesWherePreemptionMightHelp``: nodes (in node-tree order) not UnschedulableAndUnresolvable,
-    or (``only_unschedulable``, 1.29 on) only the Unschedulable ones."""
+    or (``only_unschedulable``, 1.31 on) only the Unschedulable ones."""
     order = snapshot.evaluation_order
     if only_unschedulable:
         return order[statuses.codes[order] == Code.UNSCHEDULABLE]
@@ -282,7 +281,7 @@ class DefaultPreemption(Plugin):
             message = NOT_ELIGIBLE_NEVER if never else NOT_ELIGIBLE_TERMINATING
             return PostFilterResult(status=self._unschedulable(message), details=report)
         potential = nodes_where_preemption_might_help(snapshot, statuses, self._only_unschedulable)
-        # Every other node is "not helpful": an UnschedulableAndUnresolvable one (and from 1.29 one
+        # Every other node is "not helpful": an UnschedulableAndUnresolvable one (and from 1.31 one
         # without a status), as upstream's map, or its absent-nodes status (1.31), counts it.
         unhelpful = snapshot.num_nodes - len(potential)
         if not len(potential):

@@ -124,6 +124,24 @@ def test_zero_request_overcommitted(version: str | None, expected: tuple) -> Non
     assert h.filter(pod(({"cpu": "0", "memory": "1"},)))["node1"] == expected
 
 
+# The same for a scalar resource: the node's one GPU is used twice over (its allocatable shrank);
+# a pod asking 0 GPUs fails "Insufficient example.com/gpu" until 1.25, passes from 1.26 (a scalar
+# requested at 0 is skipped, fitsRequest's rQuant == 0), while CPU at 0 is still checked until 1.28.
+OVER_GPU_NODE = [make_node("node1", allocatable={"cpu": "2", "memory": "1000", GPU: "1", "pods": "10"})]
+OVER_GPU = placed((({"cpu": "1", "memory": "10", GPU: "2"},), "node1"))
+
+
+@pytest.mark.parametrize(("version", "expected"), [
+    pytest.param(None, ("Unschedulable", (f"Insufficient {GPU}",)), id="1.20"),
+    pytest.param("1.25", ("Unschedulable", (f"Insufficient {GPU}",)), id="1.25"),
+    pytest.param("1.26", ("Success", ()), id="1.26 zero scalar request not checked"),
+    pytest.param("1.34", ("Success", ()), id="1.34"),
+])
+def test_zero_scalar_request_overcommitted(version: str | None, expected: tuple) -> None:
+    h = VersionHarness(["NodeResourcesFit"], [*OVER_GPU_NODE, *OVER_GPU], version)
+    assert h.filter(pod(({"cpu": "1", "memory": "1", GPU: "0"},)))["node1"] == expected
+
+
 @pytest.mark.parametrize(("incoming", "version", "expected"), [
     # cpu 3 > allocatable 2: preemption cannot help from 1.34.
     pytest.param(pod(({"cpu": "3", "memory": "1"},)), "1.33",

@@ -9,7 +9,8 @@ Extended resources named in ``ignoredResources``, or whose domain (before the fi
 in ``ignoredResourceGroups``, are not checked. Filter without PreFilter's state is an Error,
 as upstream.
 
-From 1.28 a resource the pod requests 0 of is not checked (:data:`SKIP_ZERO_REQUESTS`), and with
+A scalar resource the pod requests 0 of is not checked from 1.26 (:data:`SKIP_ZERO_SCALAR`), nor
+CPU, memory or ephemeral storage requested at 0 from 1.28 (:data:`SKIP_ZERO_REQUESTS`); with
 the SidecarContainers gate off PreFilter refuses a pod with a native sidecar (:data:`SIDECARS_GATED`,
 as upstream, which would otherwise count it differently from a pre-1.28 kubelet); from
 1.34 a node whose allocatable itself is below a failing request is UnschedulableAndUnresolvable
@@ -64,9 +65,14 @@ from ruleset.selector import qualified_name_errors
 _REF = "pkg/scheduler/framework/plugins/noderesources/fit.go"
 SCORE = switch("NodeResourcesFit.score", "1.22",
                "NodeResourcesFit scores by args.scoringStrategy (LeastAllocated by default)", _REF)
+SKIP_ZERO_SCALAR = switch("NodeResourcesFit.skip-zero-scalar-requests", "1.26",
+                          "Filter does not check a scalar (extended, hugepages…) resource the pod "
+                          "requests 0 of",
+                          _REF + " (fitsRequest: rQuant == 0)")
 SKIP_ZERO_REQUESTS = switch("NodeResourcesFit.skip-zero-requests", "1.28",
-                            "Filter does not check a resource the pod requests 0 of (upstream skips a "
-                            "scalar resource requested at 0 from 1.26 already; not modelled apart)", _REF)
+                            "Filter does not check CPU, memory or ephemeral storage when the pod "
+                            "requests 0 of it",
+                            _REF + " (fitsRequest)")
 UNRESOLVABLE = switch("NodeResourcesFit.unresolvable-beyond-allocatable", "1.34",
                       "a request above the node's allocatable itself is UnschedulableAndUnresolvable", _REF)
 SIDECARS_GATED = switch("NodeResourcesFit.sidecars-need-gate", "1.28",
@@ -122,6 +128,7 @@ class NodeResourcesFit(Plugin):
         if strategy is not None and not target.has(SCORE):
             raise ValueError(f"scoringStrategy is not in Kubernetes {target.version}: it came in 1.22")
         self._skip_zero = target.has(SKIP_ZERO_REQUESTS)
+        self._skip_zero_scalar = target.has(SKIP_ZERO_SCALAR)
         self._unresolvable = target.has(UNRESOLVABLE)
         self._refuse_sidecars = target.has(SIDECARS_GATED) and not target.gate("SidecarContainers")
         self._strategy = (strategy or DEFAULT_STRATEGY) if target.has(SCORE) else None
@@ -211,7 +218,11 @@ class NodeResourcesFit(Plugin):
             return ()
         names = [res.CPU, res.MEMORY, res.EPHEMERAL_STORAGE, *(n for n in scalars if not self._ignored(n))]
         checks = tuple((f"Insufficient {name}", name, request.get(name, 0)) for name in names)
-        return tuple(c for c in checks if c[2] != 0) if self._skip_zero else checks
+        if self._skip_zero:
+            return tuple(c for c in checks if c[2] != 0)
+        if self._skip_zero_scalar:
+            return checks[:3] + tuple(c for c in checks[3:] if c[2] != 0)
+        return checks
 
     @hookimpl
     def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:
