@@ -20,6 +20,14 @@ class FeatureGate:
     #: The minor release that no longer knows the gate (None: still known).
     removed: int | None = None
     summary: str = ""
+    #: Minor releases where the gate is GA but not yet locked to its default (GA gates are
+    #: ``LockToDefault`` as a rule: setting them otherwise is refused).
+    unlocked_ga: tuple[int, ...] = ()
+
+    def locked(self, minor: int) -> bool:
+        """Whether ``1.minor`` refuses a value other than the gate's default."""
+        state = self.at(minor)
+        return state is not None and state[1] == "GA" and minor not in self.unlocked_ga
 
     def at(self, minor: int) -> tuple[bool, str] | None:
         """``(default, stage)`` at ``1.minor``; None when the release does not know the gate."""
@@ -60,6 +68,7 @@ _GATES = (
     FeatureGate("PodLevelResources", ((32, False, "alpha"), (34, True, "beta")),
                 summary="spec.resources: pod-level requests replace the containers' sum"),
     FeatureGate("DynamicResourceAllocation", ((26, False, "alpha"), (32, False, "beta"), (34, True, "GA")),
+                unlocked_ga=(34,),
                 summary="resource claims (not modelled by ruleset)"),
     FeatureGate("InPlacePodVerticalScaling", ((27, False, "alpha"), (33, True, "beta"), (35, True, "GA")),
                 summary="resized pods count with their allocated resources"),

@@ -28,7 +28,7 @@ from ruleset.errors import Problem, RulesetError, format_path
 from ruleset.framework.points import MAX_WEIGHT
 from ruleset.framework.validation import Finding, PluginCheck, check_plugins
 from ruleset.gofmt import go_quote
-from ruleset.kversion import gates_known_at, supported
+from ruleset.kversion import GATES, gates_known_at, supported
 from ruleset.pluginmanager import PluginRegistry, load_registry
 from ruleset.profile.schema import profile_validator
 from ruleset.profile.toml_positions import index_positions, locate, string_column
@@ -317,6 +317,13 @@ def _check_target(profile: Profile, pf: ProfileFile, data: dict[str, Any]) -> li
                 release = profile.target.version
                 message = f"unrecognized feature gate: {name} (Kubernetes {release} knows {knows})"
                 problems.append(pf.problem(("featureGates", name), message, "invalid-value"))
+                continue
+            default = known[name][0]
+            if enabled != default and GATES[name].locked(profile.target.version.minor):
+                # component-base/featuregate's wording (SetFromMap).
+                message = (f"cannot set feature gate {name} to {str(enabled).lower()}, feature is locked to "
+                           f"{str(default).lower()} (Kubernetes {profile.target.version})")
+                problems.append(pf.problem(("featureGates", name), message, "invalid-value", value=True))
                 continue
             profile.feature_gates[name] = enabled
     return problems

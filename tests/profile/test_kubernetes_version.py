@@ -53,12 +53,30 @@ def test_without_a_version_a_profile_is_1_20():
                  "MatchLabelKeysInPodTopologySpread, MinDomainsInPodTopologySpread, "
                  "NodeInclusionPolicyInPodTopologySpread, PodAffinityNamespaceSelector, PodOverhead, "
                  "ReadWriteOncePod, VolumeCapacityPriority)", id="unknown-gate"),
+    # GA gates are locked to their default (component-base featuregate's SetFromMap).
+    pytest.param('kubernetesVersion = "1.34"\nfeatureGates = { SidecarContainers = false }\n',
+                 "{p}:3:38: featureGates.SidecarContainers: cannot set feature gate SidecarContainers to false, "
+                 "feature is locked to true (Kubernetes 1.34)", id="locked-gate"),
+    pytest.param('kubernetesVersion = "1.35"\nfeatureGates = { DynamicResourceAllocation = false }\n',
+                 "{p}:3:46: featureGates.DynamicResourceAllocation: cannot set feature gate "
+                 "DynamicResourceAllocation to false, feature is locked to true (Kubernetes 1.35)",
+                 id="locked-gate-dra-1.35"),
 ])
 def test_problems_are_located(tmp_path, text, expected):
     path = write(tmp_path, "p.toml", 'name = "p"\n' + text + "[plugins.PrioritySort]\n[plugins.DefaultBinder]\n")
     with pytest.raises(RulesetError) as info:
         check_profile_argument(path, root=tmp_path)
     assert [str(p) for p in info.value.problems][:1] == [expected.format(p=path)]
+
+
+@pytest.mark.parametrize(("version", "gate"), [
+    ("1.32", "SidecarContainers"),  # beta: may be turned off
+    ("1.34", "DynamicResourceAllocation"),  # GA in 1.34 but locked only from 1.35
+])
+def test_gates_not_yet_locked_may_be_turned_off(tmp_path, version, gate):
+    path = write(tmp_path, "p.toml", f'name = "p"\nkubernetesVersion = "{version}"\nfeatureGates = {{ {gate} = false }}\n'
+                                     "[plugins.PrioritySort]\n[plugins.DefaultBinder]\n")
+    assert load_profile(path, root=tmp_path).feature_gates == {gate: False}
 
 
 def test_validate_warns_when_the_version_is_implicit(tmp_path, capsys, monkeypatch):
