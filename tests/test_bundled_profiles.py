@@ -79,7 +79,12 @@ def test_default_1_20_builds_the_v1_20_default_framework():
     framework = Framework(load_profile("default-1.20"), load_registry(), Handle())
     assert [s.plugin for s in framework.tables["ruleset_filter"]] == [
         "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
-        "PodTopologySpread", "InterPodAffinity"]
+        "VolumeRestrictions", "EBSLimits", "GCEPDLimits", "NodeVolumeLimits", "AzureDiskLimits",
+        "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity"]
+    assert [s.plugin for s in framework.tables["ruleset_pre_filter"]] == [
+        "NodePorts", "NodeResourcesFit", "VolumeBinding", "PodTopologySpread", "InterPodAffinity"]
+    assert [s.plugin for s in framework.tables["ruleset_reserve"]] == ["VolumeBinding"]
+    assert [s.plugin for s in framework.tables["ruleset_pre_bind"]] == ["VolumeBinding"]
     assert {s.plugin: s.weight for s in framework.tables["ruleset_score"]} == {
         "TaintToleration": 1, "NodeAffinity": 1, "PodTopologySpread": 2, "InterPodAffinity": 1,
         "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1, "NodeResourcesLeastAllocated": 1,
@@ -91,22 +96,31 @@ def test_default_builds_the_v1_35_default_framework():
     framework = Framework(load_profile("default"), load_registry(), Handle())
     assert [s.plugin for s in framework.tables["ruleset_filter"]] == [
         "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
-        "PodTopologySpread", "InterPodAffinity"]
+        "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
+        "InterPodAffinity"]
     assert {s.plugin: s.weight for s in framework.tables["ruleset_score"]} == {
-        "TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "PodTopologySpread": 2,
-        "InterPodAffinity": 2, "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
+        "TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "VolumeBinding": 1,
+        "PodTopologySpread": 2, "InterPodAffinity": 2, "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
     assert [s.plugin for s in framework.tables["ruleset_post_filter"]] == ["DefaultPreemption"]
 
 
+# v1beta1's Filter order, the volume plugins in it (NodeResourcesFit, VolumeRestrictions, the
+# four limits, VolumeBinding, VolumeZone, PodTopologySpread).
 V120 = [("PrioritySort", None), ("NodeUnschedulable", None), ("NodeName", None), ("TaintToleration", 1),
-        ("NodeAffinity", 1), ("NodePorts", None), ("NodeResourcesFit", None), ("PodTopologySpread", 2),
+        ("NodeAffinity", 1), ("NodePorts", None), ("NodeResourcesFit", None), ("VolumeRestrictions", None),
+        ("EBSLimits", None), ("GCEPDLimits", None), ("NodeVolumeLimits", None), ("AzureDiskLimits", None),
+        ("VolumeBinding", None), ("VolumeZone", None), ("PodTopologySpread", 2),
         ("InterPodAffinity", 1), ("DefaultPreemption", None), ("NodeResourcesBalancedAllocation", 1),
         ("ImageLocality", 1), ("NodeResourcesLeastAllocated", 1), ("NodePreferAvoidPods", 10000),
         ("DefaultBinder", None)]
 V122 = [(n, 1 if n == "NodeResourcesFit" else w) for n, w in V120
         if n not in ("NodeResourcesLeastAllocated", "NodePreferAvoidPods")]
-V123 = [(n, {"TaintToleration": 3, "NodeAffinity": 2, "InterPodAffinity": 2}.get(n, w)) for n, w in V122]
+# multiPoint: VolumeBinding's Score (0 with its gates off) is enabled with weight 1.
+V123 = [(n, {"TaintToleration": 3, "NodeAffinity": 2, "InterPodAffinity": 2, "VolumeBinding": 1}.get(n, w))
+        for n, w in V122]
 V127 = [("SchedulingGates", None), *V123]
+# 1.32: the in-tree EBS, GCE PD and Azure Disk limits are gone (kubernetes#124003).
+V132 = [(n, w) for n, w in V127 if n not in ("EBSLimits", "GCEPDLimits", "AzureDiskLimits")]
 
 
 @pytest.mark.parametrize(("release", "gates", "expected"), [
@@ -118,16 +132,17 @@ V127 = [("SchedulingGates", None), *V123]
     pytest.param("1.26", {"PodSchedulingReadiness": True}, V127, id="1.26-gate-on"),
     pytest.param("1.27", {}, V127, id="1.27-scheduling-gates-beta-on"),
     pytest.param("1.27", {"PodSchedulingReadiness": False}, V123, id="1.27-gate-off"),
-    pytest.param("1.34", {}, V127, id="1.34"),
-    pytest.param("1.35", {}, V127, id="1.35"),
+    pytest.param("1.31", {}, V127, id="1.31-in-tree-limits"),
+    pytest.param("1.32", {}, V132, id="1.32-in-tree-limits-gone"),
+    pytest.param("1.34", {}, V132, id="1.34"),
+    pytest.param("1.35", {}, V132, id="1.35"),
 ])
 def test_release_defaults(release, gates, expected):
     assert release_defaults(target(release, **gates)) == expected
 
 
 def test_not_modelled_names_every_upstream_default_ruleset_leaves_out():
-    assert sorted(NOT_MODELLED) == ["AzureDiskLimits", "DynamicResources", "EBSLimits", "GCEPDLimits",
-                                    "NodeVolumeLimits", "VolumeBinding", "VolumeRestrictions", "VolumeZone"]
+    assert sorted(NOT_MODELLED) == ["DynamicResources"]
 
 
 def test_cluster_autoscaler_swaps_least_for_most_allocated():

@@ -82,7 +82,8 @@ CI_MARKERS = {"ci:main-command": "README's main command: .ci/run runs it in a fr
 
 #: Command lines that are not run, by their words (comments and extra spaces dropped), and why.
 SKIPPED: dict[str, str] = {
-    "kubectl get nodes,pods,services,replicasets,statefulsets,pdb,priorityclasses -A -o yaml > cluster.yaml":
+    "kubectl get nodes,pods,services,replicasets,statefulsets,pdb,priorityclasses,pvc,pv,storageclass,csinode,"
+    "csidriver,csistoragecapacity -A -o yaml > cluster.yaml":
         "needs a live cluster; cluster.yaml is a copy of the bundled demo cluster instead",
     "pip install -e ./gpu-packing[test]":
         "installs into the running environment; tests/cli/test_new_plugin_command.py installs a "

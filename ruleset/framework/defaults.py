@@ -87,11 +87,15 @@ DEFAULTS_SCHEDULING_GATES = switch(
     "default plugins: SchedulingGates (PreEnqueue) keeps pods with spec.schedulingGates out of scheduling",
     "pkg/scheduler/apis/config/v1/default_plugins.go", gate="PodSchedulingReadiness")
 
+#: The in-tree EBS, GCE PD and Azure Disk limit plugins leave the default set (and the
+#: registry) in 1.32, their volumes counted by their CSI drivers through CSINode.
+DEFAULTS_IN_TREE_LIMITS_GONE = switch(
+    "defaults.in-tree-volume-limits-gone", "1.32",
+    "default plugins: EBSLimits, GCEPDLimits and AzureDiskLimits are gone (NodeVolumeLimits counts "
+    "the migrated volumes)", "pkg/scheduler/apis/config/v1/default_plugins.go, kubernetes#124003")
+
 #: Upstream default plugins ruleset leaves out of every default profile, and why.
 NOT_MODELLED: dict[str, str] = {
-    **{name: "volume plugin: snapshots carry no PersistentVolumes, claims or CSI limits"
-       for name in ("VolumeRestrictions", "EBSLimits", "GCEPDLimits", "NodeVolumeLimits", "AzureDiskLimits",
-                    "VolumeBinding", "VolumeZone")},
     "DynamicResources": "resource claims (DRA, default from 1.34) are not modelled",
 }
 
@@ -112,6 +116,17 @@ def release_defaults(target: Target) -> list[tuple[str, int | None]]:
         ("NodeAffinity", 2 if weights_123 else 1),
         ("NodePorts", None),
         ("NodeResourcesFit", 1 if fit_scores else None),
+        ("VolumeRestrictions", None),
+    ]
+    if not target.has(DEFAULTS_IN_TREE_LIMITS_GONE):
+        out += [("EBSLimits", None), ("GCEPDLimits", None), ("NodeVolumeLimits", None),
+                ("AzureDiskLimits", None)]
+    else:
+        out.append(("NodeVolumeLimits", None))
+    out += [
+        # Scores from multiPoint (1.23; 0 everywhere with its scoring gates off).
+        ("VolumeBinding", 1 if weights_123 else None),
+        ("VolumeZone", None),
         ("PodTopologySpread", 2),
         ("InterPodAffinity", 2 if weights_123 else 1),
         ("DefaultPreemption", None),

@@ -158,7 +158,9 @@ def export_profiles(
     out_profiles = []
     percentages = []
     third_party: dict[str, str] = {}
+    base = version
     for profile in profiles:
+        version = base.for_release(str(profile.target.version))
         entries = _entries(profile, version, registry, issues, allow_third_party)
         third_party.update((e.name, e.package) for e in entries if e.package is not None)
         plugins = _plugins(entries, version)

@@ -63,8 +63,10 @@ class ImportResult:
         return [i for p in self.profiles for i in p.issues]
 
 
-def read_upstream(path: Path) -> tuple[list[UpstreamProfile], dict[str, int]]:
-    """Every profile in ``path``, merged as kube-scheduler merges it."""
+def read_upstream(path: Path,
+                  kubernetes_version: str | None = None) -> tuple[list[UpstreamProfile], dict[str, int]]:
+    """Every profile in ``path``, merged as kube-scheduler merges it: the release given (or, by
+    default, the newest that read the document's API; see :func:`release_for`)."""
     found = find_configs(path)
     profiles: list[UpstreamProfile] = []
     for doc in found.documents:
@@ -81,6 +83,7 @@ def read_upstream(path: Path) -> tuple[list[UpstreamProfile], dict[str, int]]:
                     code="unknown-version",
                 )
             )
+        v = v.for_release(kubernetes_version or import_release(v.name))
         profiles.extend(read_profiles(doc.data, v, doc.source))
     return profiles, dict(found.skipped)
 
@@ -117,7 +120,7 @@ def import_config(path: Path, registry: PluginRegistry | None = None, validate: 
 
     ``kubernetes_version`` is the release the profiles target (see :func:`release_for`)."""
     registry = registry or load_registry()
-    upstream, skipped = read_upstream(Path(path))
+    upstream, skipped = read_upstream(Path(path), kubernetes_version)
     result = ImportResult(skipped=skipped)
     for up in upstream:
         imported = translate(up, registry, release_for(up, kubernetes_version))

@@ -24,6 +24,7 @@ priorities of the algorithm provider ran beside the plugins. ruleset reads it wi
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from ruleset.framework.points import POINT_KEYS
@@ -226,6 +227,8 @@ _VOLUME = {
     "AzureDiskLimits",
     "CinderLimits",
 }
+#: The in-tree (non-CSI) volume-limit plugins, gone from 1.32.
+IN_TREE_LIMITS = frozenset({"EBSLimits", "GCEPDLimits", "AzureDiskLimits", "CinderLimits"})
 REGISTRY_1_18 = frozenset(
     {
         "PrioritySort",
@@ -290,6 +293,20 @@ class APIVersion:
     @property
     def api_version(self) -> str:
         return f"{GROUP}/{self.name}"
+
+    def for_release(self, release: str) -> APIVersion:
+        """This version as kube-scheduler ``release`` reads it: v1 from 1.32 no longer has the
+        in-tree volume-limit plugins (kubernetes#124003) in its registry or default set."""
+        try:
+            gone = self.name == "v1" and KubeVersion.parse(release) >= KubeVersion(1, 32)
+        except ValueError:
+            return self  # an unsupported release is refused by whoever asked for it
+        if not gone:
+            return self
+        defaults = {point: [(n, w) for n, w in items if n not in IN_TREE_LIMITS]
+                    for point, items in self.defaults.items()}
+        return dataclasses.replace(self, release=str(KubeVersion.parse(release)), defaults=defaults,
+                                   registry=self.registry - IN_TREE_LIMITS)
 
 
 _POINTS_V1BETA1 = (

@@ -34,12 +34,22 @@ from ruleset.plugins.noderesources import (
     NodeResourcesMostAllocated,
     RequestedToCapacityRatio,
 )
+from ruleset.plugins.nodevolumelimits import (
+    AzureDiskLimits,
+    CinderLimits,
+    EBSLimits,
+    GCEPDLimits,
+    NodeVolumeLimits,
+)
 from ruleset.plugins.podtopologyspread import PodTopologySpread
 from ruleset.plugins.priority_sort import PrioritySort
 from ruleset.plugins.rules import Rules
 from ruleset.plugins.scheduling_gates import SchedulingGates
 from ruleset.plugins.selector_spread import SelectorSpread
 from ruleset.plugins.taint_toleration import TaintToleration
+from ruleset.plugins.volume_restrictions import VolumeRestrictions
+from ruleset.plugins.volume_zone import VolumeZone
+from ruleset.plugins.volumebinding import VolumeBinding
 
 #: The built-in plugin classes, in the order ``ruleset plugins`` lists them.
 BUILTIN_PLUGINS: tuple[type[Plugin], ...] = (
@@ -62,6 +72,14 @@ BUILTIN_PLUGINS: tuple[type[Plugin], ...] = (
     ImageLocality,
     NodePreferAvoidPods,
     InterPodAffinity,
+    VolumeRestrictions,
+    EBSLimits,
+    GCEPDLimits,
+    NodeVolumeLimits,
+    AzureDiskLimits,
+    CinderLimits,
+    VolumeBinding,
+    VolumeZone,
     EqualPriority,
     DefaultPreemption,
     Rules,
