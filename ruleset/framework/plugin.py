@@ -246,7 +246,8 @@ class PerNodeFilter(Plugin):
         raise NotImplementedError
 
     @hookimpl
-    def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult:
+    def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:
+        # (None, "every node passes", is what a subclass may return when it can tell at once.)
         return FilterResult.from_statuses([self.filter_node(state, pod, info) for info in nodes])
 
 

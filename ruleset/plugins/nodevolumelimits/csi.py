@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ruleset import CycleState, PerNodeFilter, Status
+from ruleset import CycleState, FilterResult, NodeSet, PerNodeFilter, Status, hookimpl
 from ruleset.api.pod import Pod
 from ruleset.api.storage import CSINode, PersistentVolumeClaim, claim_class
 from ruleset.kversion import switch
@@ -89,6 +89,20 @@ class NodeVolumeLimits(PerNodeFilter):
         self.missing_claim_unresolvable = target.has(MISSING_CLAIM_UNRESOLVABLE)
         self.inline_migrated = target.has(INLINE_MIGRATED)
         self.migrated = migrated_plugins(target)
+
+    @hookimpl
+    def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:
+        # Most pods (a service-account token, config maps) have no volume this plugin counts:
+        # then every node passes, as filter_node would say node by node.
+        if not any(self._may_count(volume) for volume in pod.volumes):
+            return None
+        return super().ruleset_filter(state, pod, nodes)
+
+    def _may_count(self, volume: dict[str, Any]) -> bool:
+        """Whether :meth:`attachable_volumes` could count ``volume`` on some node."""
+        if "persistentVolumeClaim" in volume or (self.ephemeral and "ephemeral" in volume):
+            return True
+        return self.inline_migrated and in_tree_source(volume) is not None
 
     def filter_node(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         if not pod.volumes:

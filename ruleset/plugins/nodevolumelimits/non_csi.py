@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from ruleset import CycleState, PerNodeFilter, Status
+from ruleset import CycleState, FilterResult, NodeSet, PerNodeFilter, Status, hookimpl
 from ruleset.api.node import Node
 from ruleset.api.pod import Pod
 from ruleset.api.storage import PersistentVolumeClaim
@@ -90,6 +90,15 @@ class NonCSILimits(PerNodeFilter):
     def default_max(self, node: Node) -> int:
         """``maxVolumeFunc`` without ``KUBE_MAX_PD_VOLS``."""
         raise NotImplementedError
+
+    @hookimpl
+    def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:
+        # A pod without a volume of this type or a claim passes every node, as filter_node says.
+        source, ephemeral = self.plugin.source, self.ephemeral
+        if not any(source in v or "persistentVolumeClaim" in v or (ephemeral and "ephemeral" in v)
+                   for v in pod.volumes):
+            return None
+        return super().ruleset_filter(state, pod, nodes)
 
     def filter_node(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status | None:
         if not pod.volumes:
