@@ -93,6 +93,11 @@ DEFAULTS_1_18: PluginSet = {
     "bind": [("DefaultBinder", None)],
     "postBind": [("VolumeBinding", None)],
 }
+#: 1.18's defaults as ruleset reads v1alpha1/v1alpha2 (as 1.20): without VolumeBinding at
+#: postBind, where 1.18's plugin only cleared its cache (DeletePodBindings) and 1.20's has no
+#: PostBind at all.
+DEFAULTS_1_18_AS_1_20: PluginSet = {
+    point: items for point, items in DEFAULTS_1_18.items() if point != "postBind"}
 
 # pkg/scheduler/algorithmprovider/registry.go getDefaultConfig @1.20 (the
 # DefaultPodTopologySpread gate on, so no SelectorSpread; VolumeCapacityPriority off).
@@ -340,7 +345,7 @@ VERSIONS: dict[str, APIVersion] = {
             "postBind",
             "unreserve",
         ),
-        DEFAULTS_1_18,
+        DEFAULTS_1_18_AS_1_20,
         REGISTRY_1_18,
         "append",
         single_profile=True,
@@ -362,7 +367,7 @@ VERSIONS: dict[str, APIVersion] = {
             "postBind",
             "unreserve",
         ),
-        DEFAULTS_1_18,
+        DEFAULTS_1_18_AS_1_20,
         REGISTRY_1_18,
         "append",
     ),

@@ -124,16 +124,18 @@ def test_match_label_keys_of_pod_anti_affinity_are_merged_on_create(tmp_path, ca
 
 
 def test_plugins_that_skip_the_pod_are_named_in_score(tmp_path, capsys, monkeypatch):
-    """InterPodAffinity skips a pod no affinity term applies to (1.28+): score says so, in JSON and text."""
+    """PreScore skips the pod (not scored) at 1.35: VolumeBinding always with its scoring gates off
+    (1.30+), then PodTopologySpread and InterPodAffinity for a pod without soft spread constraints or
+    affinity terms (1.28+), in the profile's order; score says so, in JSON and text. None skips at 1.20."""
     (tmp_path / "c.yaml").write_text(CLUSTER)
     (tmp_path / "p.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: plain, namespace: d}\n"
                                      "spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}\n")
     argv = ["score", "--cluster", str(tmp_path / "c.yaml"), "--pod", str(tmp_path / "p.yaml")]
     data, _ = run(capsys, *argv)
-    assert data["skippedPlugins"] == ["PodTopologySpread", "InterPodAffinity"]
+    assert data["skippedPlugins"] == ["VolumeBinding", "PodTopologySpread", "InterPodAffinity"]
     data, _ = run(capsys, *argv, "--profile", "default-1.20")
     assert data["skippedPlugins"] == []
     monkeypatch.setenv("COLUMNS", "120")
     assert main(argv) == 0
-    assert ("  skipped   PodTopologySpread, InterPodAffinity (PreScore skipped this pod: not scored)"
+    assert ("  skipped   VolumeBinding, PodTopologySpread, InterPodAffinity (PreScore skipped this pod: not scored)"
             in capsys.readouterr().out.splitlines())

@@ -2,8 +2,10 @@
 
 Every expected profile below is exact: plugin order, weights, points and args, and the release
 it targets: the newest that read its apiVersion (v1alpha1 1.20, v1beta1 1.22, v1beta2 1.27,
-v1beta3 1.28, v1 1.35, a Policy 1.22). From 1.23 NodeResourcesFit scores by its
-scoringStrategy; at 1.22 it could score too, so a v1beta1 profile says it does not.
+v1beta3 1.28, v1 1.35, a Policy 1.22), unless ASKED names another. From 1.23 NodeResourcesFit
+scores by its scoringStrategy; at 1.22 it could score too, so a v1beta1 profile says it does not.
+The volume plugins are imported like any other, where kube-scheduler's Filter order puts them;
+nothing is dropped.
 """
 
 import json
@@ -12,21 +14,29 @@ import pytest
 
 from ruleset.errors import RulesetError
 from ruleset.kubeconfig.importer import check_imported, import_config
-from ruleset.kubeconfig.model import DROPPED, LOSSY, NOTE
+from ruleset.kubeconfig.model import DROPPED, INVALID, LOSSY, NOTE
 from ruleset.pluginmanager import load_registry
 
+#: The volume plugins of kube-scheduler's default profiles, in its Filter order (v1.20
+#: ``getDefaultConfig``); 1.32 removed the in-tree limit plugins (EBSLimits, GCEPDLimits,
+#: AzureDiskLimits), their volumes counted by NodeVolumeLimits through CSI migration.
 VOLUME = {
-    "VolumeBinding",
-    "VolumeRestrictions",
-    "VolumeZone",
-    "NodeVolumeLimits",
-    "EBSLimits",
-    "GCEPDLimits",
-    "AzureDiskLimits",
+    "VolumeRestrictions": {},
+    "EBSLimits": {},
+    "GCEPDLimits": {},
+    "NodeVolumeLimits": {},
+    "AzureDiskLimits": {},
+    "VolumeBinding": {},
+    "VolumeZone": {},
 }
+IN_TREE_LIMITS = ("EBSLimits", "GCEPDLimits", "AzureDiskLimits")
+#: VolumeBinding has Score from 1.23 on (0 everywhere, its scoring gates off): a profile that
+#: does not enable it there (v1beta2 at 1.23+, whose Score list only the VolumeCapacityPriority
+#: gate adds it to; or Score disabled) runs it at every other point.
+VOLUME_BINDING_NO_SCORE = {"points": ["filter", "reserve", "preBind"]}
 
-# kube-scheduler 1.20's default profile (v1beta1), as ruleset runs it: the volume plugins
-# dropped, one order that keeps Filter's order.
+# kube-scheduler 1.20's default profile (v1beta1), as ruleset runs it: one order that keeps
+# Filter's order, the volume plugins after NodeResourcesFit as upstream filters.
 DEFAULT_1_20 = {
     "PrioritySort": {},
     "NodeUnschedulable": {},
@@ -35,6 +45,7 @@ DEFAULT_1_20 = {
     "NodeAffinity": {"weight": 1},
     "NodePorts": {},
     "NodeResourcesFit": {},
+    **VOLUME,
     "PodTopologySpread": {"weight": 2},
     "InterPodAffinity": {"weight": 1},
     "DefaultPreemption": {},
@@ -46,13 +57,15 @@ DEFAULT_1_20 = {
 }
 # The same read as kube-scheduler 1.22 reads v1beta1: NodeResourcesFit does not score.
 DEFAULT_V1BETA1 = {k: ({"points": ["filter"]} if k == "NodeResourcesFit" else v) for k, v in DEFAULT_1_20.items()}
-# v1beta2's defaults (1.22): NodeResourcesFit scores (LeastAllocated), no NodePreferAvoidPods.
+# v1beta2's defaults (1.22) read at 1.27: NodeResourcesFit scores (LeastAllocated), no
+# NodePreferAvoidPods; VolumeBinding not at Score (only the VolumeCapacityPriority gate adds it).
 DEFAULT_V1BETA2 = {
-    k: ({"weight": 1} if k == "NodeResourcesFit" else v)
+    k: {"NodeResourcesFit": {"weight": 1}, "VolumeBinding": VOLUME_BINDING_NO_SCORE}.get(k, v)
     for k, v in DEFAULT_1_20.items()
     if k not in ("NodeResourcesLeastAllocated", "NodePreferAvoidPods")
 }
-# v1beta3's defaults (multiPoint, 1.23): new weights; NodeResourcesFit scores itself.
+# v1beta3's defaults (multiPoint, 1.23): new weights; NodeResourcesFit scores itself, and
+# VolumeBinding (weight 1, multiPoint's default).
 DEFAULT_1_28 = {
     "PrioritySort": {},
     "NodeUnschedulable": {},
@@ -61,6 +74,8 @@ DEFAULT_1_28 = {
     "NodeAffinity": {"weight": 2},
     "NodePorts": {},
     "NodeResourcesFit": {"weight": 1},
+    **VOLUME,
+    "VolumeBinding": {"weight": 1},
     "PodTopologySpread": {"weight": 2},
     "InterPodAffinity": {"weight": 2},
     "DefaultPreemption": {},
@@ -68,8 +83,9 @@ DEFAULT_1_28 = {
     "ImageLocality": {"weight": 1},
     "DefaultBinder": {},
 }
-# kube-scheduler 1.35's default profile (v1): SchedulingGates too, as the bundled default.
-DEFAULT_1_35 = {"SchedulingGates": {}, **DEFAULT_1_28}
+# kube-scheduler 1.35's default profile (v1): SchedulingGates too, as the bundled default, and
+# no in-tree volume-limit plugins (gone in 1.32).
+DEFAULT_1_35 = {"SchedulingGates": {}, **{k: v for k, v in DEFAULT_1_28.items() if k not in IN_TREE_LIMITS}}
 RELEASE = {"v1alpha1": "1.20", "v1beta1": "1.22", "v1beta2": "1.27", "v1beta3": "1.28", "v1": "1.35"}
 NO_SCORE = {
     "SchedulingGates": {},
@@ -80,6 +96,10 @@ NO_SCORE = {
     "NodeAffinity": {"points": ["filter"]},
     "NodePorts": {},
     "NodeResourcesFit": {"points": ["filter"]},
+    "VolumeRestrictions": {},
+    "NodeVolumeLimits": {},
+    "VolumeBinding": VOLUME_BINDING_NO_SCORE,
+    "VolumeZone": {},
     "PodTopologySpread": {"points": ["filter"]},
     "InterPodAffinity": {"points": ["filter"]},
     "DefaultPreemption": {},
@@ -98,20 +118,23 @@ def replace(base, name, table, after=None):
     return out
 
 
-def profile(name, api, plugins, **extra):
+def profile(name, api, plugins, release=None, **extra):
     return {
         "name": name,
         "schedulerName": name,
         "description": f"kubescheduler.config.k8s.io/{api} profile {name!r}, imported by ruleset",
-        "kubernetesVersion": RELEASE[api],
+        "kubernetesVersion": release or RELEASE[api],
         **extra,
         "plugins": plugins,
     }
 
 
 CASES = {
+    # Printed by the kube-scheduler 1.29 the simulator was built with (see ASKED): all seven
+    # volume plugins, SchedulingGates (listed last, preEnqueue only) first as in the bundled default.
     "simulator-default-v1.yaml": [
-        profile("default-scheduler", "v1", DEFAULT_1_35, percentageOfNodesToScore=0)
+        profile("default-scheduler", "v1", {"SchedulingGates": {}, **DEFAULT_1_28}, release="1.29",
+                percentageOfNodesToScore=0)
     ],
     "docs-multiple-profiles-v1.yaml": [
         profile("default-scheduler", "v1", DEFAULT_1_35),
@@ -203,8 +226,8 @@ CASES = {
             ),
         )
     ],
-    # v1alpha1 is read with 1.18's defaults: its Filter order, SelectorSpread (then
-    # DefaultPodTopologySpread), and preemption built in.
+    # v1alpha1 is read with 1.18's defaults: its Filter order (VolumeRestrictions before
+    # TaintToleration), SelectorSpread (then DefaultPodTopologySpread), and preemption built in.
     "docs-perf-tuning-v1alpha1.yaml": [
         profile(
             "default-scheduler",
@@ -216,7 +239,16 @@ CASES = {
                 "NodeName": {},
                 "NodePorts": {},
                 "NodeAffinity": {"weight": 1},
+                "VolumeRestrictions": {},
                 "TaintToleration": {"weight": 1},
+                "EBSLimits": {},
+                "GCEPDLimits": {},
+                "NodeVolumeLimits": {},
+                "AzureDiskLimits": {},
+                # 1.18 ran it at PostBind too (a cache clean-up, DeletePodBindings), which 1.20's
+                # plugin does not have: nothing a placement depends on is lost.
+                "VolumeBinding": {},
+                "VolumeZone": {},
                 "PodTopologySpread": {"weight": 2},
                 "InterPodAffinity": {"weight": 1},
                 "DefaultPreemption": {},
@@ -259,6 +291,7 @@ CASES = {
                 "NodeAffinity": {"points": ["filter"]},
                 "NodePorts": {},
                 "NodeResourcesFit": {"points": ["filter"]},
+                **VOLUME,
                 "PodTopologySpread": {"points": ["filter", "preScore"]},
                 "InterPodAffinity": {"points": ["filter", "preScore"]},
                 "DefaultPreemption": {},
@@ -272,6 +305,11 @@ CASES = {
         )
     ],
 }
+#: The release a fixture is imported at when not the newest that read its apiVersion: the
+#: simulator's printout names EBSLimits, GCEPDLimits and AzureDiskLimits, which kube-scheduler
+#: 1.32+ does not have (see test_in_tree_volume_limits_are_refused_from_1_32); its commit builds
+#: kube-scheduler 1.29 (simulator/go.mod: k8s.io/kubernetes v1.29.3).
+ASKED = {"simulator-default-v1.yaml": "1.29"}
 #: The items each fixture cannot bring over (refused without --allow-lossy).
 LOST = {
     "docs-custom-score-plugins-v1.yaml": {"plugin MyCustomPluginA", "plugin MyCustomPluginB"},
@@ -284,15 +322,28 @@ LOST = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_imported_profiles_are_exact(name, fixture):
-    result = import_config(fixture(name))
+    result = import_config(fixture(name), kubernetes_version=ASKED.get(name))
     assert [p.data for p in result.profiles] == CASES[name]
     lost = {i.item for i in result.issues if i.severity == LOSSY}
     assert lost == LOST.get(name, set())
     assert not [i for i in result.issues if i.severity not in (LOSSY, DROPPED, NOTE)]
     for imported in result.profiles:
         assert check_imported(imported, load_registry()) == []
-        dropped = {i.item for i in imported.issues if i.severity == DROPPED}
-        assert dropped <= {f"plugin {n}" for n in VOLUME}
+        assert [i for i in imported.issues if i.severity == DROPPED] == []
+
+
+@pytest.mark.parametrize("release", ["1.32", "1.35"])
+def test_in_tree_volume_limits_are_refused_from_1_32(fixture, release):
+    """kube-scheduler 1.32 dropped the in-tree limit plugins from its registry: a configuration
+    naming them no longer starts it ("... does not exist"), so the import says it is invalid."""
+    [p] = import_config(fixture("simulator-default-v1.yaml"), kubernetes_version=release).profiles
+    assert [(i.severity, i.item, i.reason) for i in p.issues] == [
+        (INVALID, f"plugin {name}",
+         f"not a plugin of kubescheduler.config.k8s.io/v1 (kube-scheduler {release} refuses this configuration)")
+        for name in ("EBSLimits", "GCEPDLimits", "AzureDiskLimits")
+    ]
+    assert [n for n in p.data["plugins"] if n in VOLUME] == [
+        "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone"]
 
 
 def test_the_configmap_is_found_among_other_objects(fixture):
@@ -307,7 +358,7 @@ def test_the_configmap_is_found_among_other_objects(fixture):
 def test_the_legacy_policy_json(fixture):
     [p] = import_config(fixture("kubernetes-scheduler-policy-config.json")).profiles
     # predicateOrdering: CheckNodeUnschedulable (mandatory), HostName, PodFitsHostPorts (PodFitsPorts),
-    # MatchNodeSelector, PodFitsResources, NoDiskConflict (volume, dropped), PodToleratesNodeTaints
+    # MatchNodeSelector, PodFitsResources, NoDiskConflict (VolumeRestrictions), PodToleratesNodeTaints
     # (mandatory); priorities sorted by name; ServiceSpreadingPriority is SelectorSpreadPriority,
     # which 1.20 maps to PodTopologySpread's System defaulting; EqualPriority is skipped.
     assert p.data["plugins"] == {
@@ -317,6 +368,7 @@ def test_the_legacy_policy_json(fixture):
         "NodePorts": {},
         "NodeAffinity": {"points": ["filter"]},
         "NodeResourcesFit": {"points": ["filter"]},
+        "VolumeRestrictions": {},
         "TaintToleration": {"points": ["filter"]},
         "DefaultPreemption": {},
         "NodeResourcesBalancedAllocation": {"weight": 1},
@@ -324,9 +376,7 @@ def test_the_legacy_policy_json(fixture):
         "PodTopologySpread": {"weight": 1, "points": ["score"]},
         "DefaultBinder": {},
     }
-    assert {(i.severity, i.item) for i in p.issues if i.severity != DROPPED} == {
-        (NOTE, "priorities[3]: EqualPriority")
-    }
+    assert {(i.severity, i.item) for i in p.issues} == {(NOTE, "priorities[3]: EqualPriority")}
 
 
 def test_json_configuration(tmp_path, fixture):

@@ -9,7 +9,7 @@ import pytest
 
 from ruleset.kubeconfig.exporter import export_profiles
 from ruleset.kubeconfig.importer import import_config, render
-from ruleset.kubeconfig.model import DROPPED, NOTE, RefusedError
+from ruleset.kubeconfig.model import NOTE, RefusedError
 from ruleset.profile.loader import load_profile
 from tests.kubeconfig.helpers import effective, gang_installed
 
@@ -59,6 +59,7 @@ profiles:
       - name: NodePorts
       - name: PodTopologySpread
       - name: InterPodAffinity
+      - name: VolumeBinding
     filter:
       enabled:
       - name: Gang
@@ -67,6 +68,13 @@ profiles:
       - name: NodeAffinity
       - name: NodePorts
       - name: NodeResourcesFit
+      - name: VolumeRestrictions
+      - name: EBSLimits
+      - name: GCEPDLimits
+      - name: NodeVolumeLimits
+      - name: AzureDiskLimits
+      - name: VolumeBinding
+      - name: VolumeZone
       - name: PodTopologySpread
       - name: InterPodAffinity
     postFilter:
@@ -91,12 +99,19 @@ profiles:
       - name: NodePreferAvoidPods
       - name: PodTopologySpread
       - name: TaintToleration
+    reserve:
+      disabled:
+      - name: VolumeBinding
     permit:
       enabled:
       - name: Gang
+    preBind:
+      disabled:
+      - name: VolumeBinding
 """ + GANG_ARGS,
     # Not in multiPoint: kube-scheduler expands that by the Go plugin's interfaces. The profile
-    # (Kubernetes 1.35) has no SchedulingGates: disabled.
+    # (Kubernetes 1.35) has no SchedulingGates: disabled; nor the in-tree volume-limit plugins,
+    # which 1.35's defaults do not have (gone in 1.32), so nothing disables them.
     "v1": HEADER + """\
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -116,6 +131,10 @@ profiles:
       - name: NodeAffinity
       - name: NodePorts
       - name: NodeResourcesFit
+      - name: VolumeRestrictions
+      - name: NodeVolumeLimits
+      - name: VolumeBinding
+      - name: VolumeZone
       - name: PodTopologySpread
       - name: InterPodAffinity
       - name: DefaultPreemption
@@ -194,8 +213,7 @@ def test_import_with_the_package_installed_round_trips(gang, tmp_path, version, 
     config.write_text(export_profiles([original], version, gang, allow_third_party=True).yaml())
     result = import_config(config, gang, kubernetes_version=str(original.target.version))
     third_party = sorted(n for n in ("Gang", "Quota") if n in text)
-    # (besides the volume plugins kube-scheduler's defaults keep, dropped as every import drops them)
-    assert [(i.severity, i.item, i.reason) for i in result.issues if i.severity != DROPPED] == [
+    assert [(i.severity, i.item, i.reason) for i in result.issues] == [
         (NOTE, f"plugin {name}", f"an out-of-tree plugin; using the installed ruleset plugin {name} (gang 0.1.0)")
         for name in third_party
     ]
