@@ -19,6 +19,7 @@ from ruleset.kversion import Target
 from ruleset.manifests import Cluster
 from ruleset.snapshot import Snapshot, VolumeStore, Workloads
 from ruleset.snapshot.state import ClusterState
+from ruleset.workloads.pv_controller import bind_new_claims
 
 #: Classes every cluster has (``scheduling.SystemPriorityClasses``); dumps often omit them.
 SYSTEM_PRIORITY_CLASSES = {
@@ -175,6 +176,9 @@ def build_cluster_state(cluster: Cluster, target: Target | None = None) -> Clust
         pod_disruption_budgets=list(cluster.pod_disruption_budgets),
         priority_classes=classes,
     )
+    # The PV controller binds the run's new Immediate claims before anything is scheduled.
+    bound = bind_new_claims(cluster.persistent_volume_claims, cluster.persistent_volumes,
+                            cluster.storage_classes)
     storage = VolumeStore.of(claims=cluster.persistent_volume_claims, volumes=cluster.persistent_volumes,
                              classes=cluster.storage_classes, csi_nodes=cluster.csi_nodes,
                              csi_drivers=cluster.csi_drivers, capacities=cluster.csi_storage_capacities)
@@ -183,7 +187,7 @@ def build_cluster_state(cluster: Cluster, target: Target | None = None) -> Clust
                          admission=Counter(cluster.admission), warnings=Counter(cluster.warnings),
                          newer_fields=Counter(cluster.newer_fields),
                          read=Counter({k: cluster.kinds[k] for k in STORAGE_KINDS if cluster.kinds[k]}),
-                         created=Counter(cluster.created))
+                         created=Counter(cluster.created), bound=bound)
     for pod in cluster.pods:
         error = resolve_priority(pod, classes, default)
         # Priority refuses in the mutating phase, before the other plugins' refusals.

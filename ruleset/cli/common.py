@@ -55,7 +55,8 @@ def root_of(args: argparse.Namespace) -> Path | None:
 
 
 def report_notes(notes: dict, verbose: bool, admission: dict | None = None,
-                 warnings: dict | None = None, read: dict | None = None, created: dict | None = None) -> None:
+                 warnings: dict | None = None, read: dict | None = None, created: dict | None = None,
+                 bound: int = 0) -> None:
     """Say what ``--pods`` files held that gives no pod (always), and under --verbose what the
     input held that the engine skipped and what the API server's defaulting and admission
     changed in the pods (to stderr)."""
@@ -71,6 +72,9 @@ def report_notes(notes: dict, verbose: bool, admission: dict | None = None,
         print(f"note: read {count} {times} {printable(what)}", file=sys.stderr)
     for what, count in (created or {}).items():
         print(f"note: created {count} {times} {printable(what)}", file=sys.stderr)
+    if bound:
+        print(f"note: bound {bound} {times} PersistentVolumeClaim to a volume (the PV controller's "
+              "Immediate binding)", file=sys.stderr)
     for what, count in sorted(notes.items()):
         print(f"note: skipped {count} {times} {printable(what)}", file=sys.stderr)
     for what, count in sorted((admission or {}).items()):

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
                                              seed=args.seed, scale=scale,
                                              on_file=lambda _path: reading.advance())
     report_notes(state.notes, args.verbose, state.admission, state.warnings, state.read,
-                 state.created)
+                 state.created, state.bound)
     ignored = report_ignored_fields(state, frameworks[0].profile.target)
     before = usage_json(state.snapshot)
     with progress("scheduling", len(state.pending)) as scheduling:

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
                                        root=root_of(args), seed=args.seed, replace=True,
                                        on_file=lambda _path: reading.advance())
     report_notes(state.notes, args.verbose, state.admission, state.warnings, state.read,
-                 state.created)
+                 state.created, state.bound)
     ignored = report_ignored_fields(state, framework.profile.target)
     refused = None
     if args.pod:

@@ -26,6 +26,8 @@ class ClusterState:
     read: Counter[str] = field(default_factory=Counter)
     #: Objects the run created besides pods (a StatefulSet's claims), by kind: said under --verbose.
     created: Counter[str] = field(default_factory=Counter)
+    #: Claims the run created that the PV controller bound to a volume before scheduling.
+    bound: int = 0
     #: Pods that can never be scheduled because their manifest is inconsistent, with why.
     pod_errors: dict[Pod, str] = field(default_factory=dict)
 
