@@ -20,6 +20,7 @@ from ruleset import (
     Target,
     arg_field,
     hookimpl,
+    switch,
 )
 from ruleset.api.affinity import NAMESPACE_SELECTOR
 from ruleset.api.pod import Pod
@@ -45,6 +46,16 @@ from ruleset.plugins.interpodaffinity.scoring import (
     topology_scores,
 )
 from ruleset.plugins.interpodaffinity.terms import pod_info
+
+#: From 1.27 PreFilter returns Skip when the pod has no required (anti-)affinity term and no
+#: existing pod's required anti-affinity matches it: its Filter and PreFilter extensions are
+#: then not run (so nominated pods and preemption victims are not counted either).
+PRE_FILTER_SKIP = switch(
+    "InterPodAffinity.prefilter-skip", "1.27",
+    "PreFilter returns Skip for a pod with no required (anti-)affinity terms that no existing pod's "
+    "required anti-affinity matches (Filter, AddPod and RemovePod are then not run for it)",
+    "pkg/scheduler/framework/plugins/interpodaffinity/filtering.go (PreFilter)")
+_SKIP = Status(Code.SKIP)
 
 NAME = "InterPodAffinity"
 MIN_HARD_POD_AFFINITY_WEIGHT = 0
@@ -96,6 +107,7 @@ class InterPodAffinity(Plugin):
         self._namespace_selector = self.handle.target.has(NAMESPACE_SELECTOR)
         self._reasons = FILTER_REASONS_ONE if self.handle.target.has(ONE_REASON) else FILTER_REASONS
         self._pre_score_skip = self.handle.target.has(PRE_SCORE_SKIP)
+        self._pre_filter_skip = self.handle.target.has(PRE_FILTER_SKIP)
         self._ignore_preferred = bool(self.args.ignore_preferred_terms_of_existing_pods)
 
     @classmethod
@@ -137,6 +149,9 @@ class InterPodAffinity(Plugin):
             return Status.unresolvable(f"parsing pod: {info.parse_error}")
         affinity, anti = incoming_affinity_counts(info, snapshot)
         existing = existing_anti_affinity_counts(pod, snapshot, ns)
+        if (self._pre_filter_skip and not info.required_affinity and not info.required_anti_affinity
+                and not any(counts.any() for counts in existing.arrays.values())):
+            return _SKIP  # nothing to filter: no Filter, no AddPod/RemovePod for this pod
         state.write(PRE_FILTER_STATE_KEY,
                     PreFilterState(pod, info, existing, affinity, anti, namespace_selector=ns))
         return None
