@@ -37,6 +37,7 @@ from ruleset.plugins.nodevolumelimits.utils import (
     migrated_plugins,
     pv_in_tree,
     translated_handle,
+    volume_claim_name,
     volume_limits,
 )
 from ruleset.snapshot import NodeInfo, VolumeStore
@@ -144,14 +145,9 @@ class NodeVolumeLimits(PerNodeFilter):
         result: dict[str, str] = {}
         no_storage = store.is_empty()
         for volume in pod.volumes:
-            pvc = volume.get("persistentVolumeClaim")
-            ephemeral = self.ephemeral and isinstance(volume.get("ephemeral"), dict)
-            if isinstance(pvc, dict):
-                claim_name = pvc.get("claimName")
-                claim_name = claim_name if isinstance(claim_name, str) else ""
-            elif ephemeral:
-                claim_name = f"{pod.meta.name}-{volume.get('name', '')}"
-            else:
+            claim_name = volume_claim_name(pod, volume, self.ephemeral)
+            ephemeral = claim_name is not None and "persistentVolumeClaim" not in volume
+            if claim_name is None:
                 if self.inline_migrated:
                     self.count_inline(volume, csi_node, result)
                 continue

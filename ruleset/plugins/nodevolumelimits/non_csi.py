@@ -41,6 +41,7 @@ from ruleset.plugins.nodevolumelimits.utils import (
     is_csi_migration_on,
     migrated_plugins,
     source_id,
+    volume_claim_name,
 )
 from ruleset.snapshot import NodeInfo, VolumeStore
 
@@ -87,9 +88,12 @@ class NonCSILimits(PerNodeFilter):
         self.missing_claim_error = target.has(MISSING_CLAIM_ERROR)
         self.migrated = migrated_plugins(target)
 
+    #: The limit without ``attachable-volumes-<type>`` (EBS's depends on the instance type).
+    default_limit: ClassVar[int] = 0
+
     def default_max(self, node: Node) -> int:
         """``maxVolumeFunc`` without ``KUBE_MAX_PD_VOLS``."""
-        raise NotImplementedError
+        return self.default_limit
 
     @hookimpl
     def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:
@@ -131,15 +135,10 @@ class NonCSILimits(PerNodeFilter):
             if isinstance(spec, dict):
                 found.add(source_id(spec, self.plugin.id_field))
                 continue
-            pvc = volume.get("persistentVolumeClaim")
-            ephemeral = self.ephemeral and isinstance(volume.get("ephemeral"), dict)
-            if isinstance(pvc, dict):
-                claim_name = pvc.get("claimName")
-                claim_name = claim_name if isinstance(claim_name, str) else ""
-            elif ephemeral:
-                claim_name = f"{pod.meta.name}-{volume.get('name', '')}"
-            else:
+            claim_name = volume_claim_name(pod, volume, self.ephemeral)
+            if claim_name is None:
                 continue
+            ephemeral = "persistentVolumeClaim" not in volume
             if not claim_name:
                 raise ClaimError("PersistentVolumeClaim had no name")
             if store.is_empty():
@@ -193,9 +192,7 @@ class GCEPDLimits(NonCSILimits):
     name = "GCEPDLimits"
     plugin = GCE_PD
     limit_key = "attachable-volumes-gce-pd"
-
-    def default_max(self, node: Node) -> int:
-        return DEFAULT_MAX_GCE_PD_VOLUMES
+    default_limit = DEFAULT_MAX_GCE_PD_VOLUMES
 
 
 class AzureDiskLimits(NonCSILimits):
@@ -205,9 +202,7 @@ class AzureDiskLimits(NonCSILimits):
     name = "AzureDiskLimits"
     plugin = AZURE_DISK
     limit_key = "attachable-volumes-azure-disk"
-
-    def default_max(self, node: Node) -> int:
-        return DEFAULT_MAX_AZURE_DISK_VOLUMES
+    default_limit = DEFAULT_MAX_AZURE_DISK_VOLUMES
 
 
 class CinderLimits(NonCSILimits):
@@ -217,6 +212,4 @@ class CinderLimits(NonCSILimits):
     name = "CinderLimits"
     plugin = CINDER
     limit_key = "attachable-volumes-cinder"
-
-    def default_max(self, node: Node) -> int:
-        return DEFAULT_MAX_CINDER_VOLUMES
+    default_limit = DEFAULT_MAX_CINDER_VOLUMES

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ruleset.api.pod import Pod
 from ruleset.api.storage import ANN_MIGRATED_PLUGINS, CSINode, PersistentVolume
 from ruleset.kversion import Switch, Target, switch
 
@@ -141,3 +142,16 @@ def translated_handle(plugin: InTreePlugin, spec: Mapping[str, Any]) -> str:
 def pv_in_tree(volume: PersistentVolume) -> InTreePlugin | None:
     """The migratable in-tree plugin of a PersistentVolume (``IsPVMigratable``), if any."""
     return BY_SOURCE.get(volume.source)
+
+
+def volume_claim_name(pod: Pod, volume: dict[str, Any], ephemeral: bool) -> str | None:
+    """The claim a pod's volume uses: ``persistentVolumeClaim.claimName`` ("" when not a string),
+    or a generic ephemeral volume's ``<pod>-<volume>`` (with ``ephemeral``: the release's gate);
+    None for any other volume."""
+    pvc = volume.get("persistentVolumeClaim")
+    if isinstance(pvc, dict):
+        name = pvc.get("claimName")
+        return name if isinstance(name, str) else ""
+    if ephemeral and isinstance(volume.get("ephemeral"), dict):
+        return f"{pod.meta.name}-{volume.get('name', '')}"
+    return None
