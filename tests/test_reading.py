@@ -653,7 +653,8 @@ def merges_a_duplicate_key(text: str) -> bool:
     (``id(key_node.value)``), which for one-character keys (cached by CPython) drops the
     later pair unconstructed, and for longer ones keeps both. The builder constructs every
     pair as it reads it, so an error inside such a dropped value is still reported. Such
-    documents (a duplicate key inside a merge source) are left out of the comparisons.
+    documents (a key twice among the sources merged into one mapping, within one source or
+    across two ``<<`` keys) are left out of the comparisons.
     """
     try:
         documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
@@ -667,14 +668,18 @@ def merges_a_duplicate_key(text: str) -> bool:
             continue
         seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
+            # The keys of every source merged into this mapping, across its `<<` keys (a
+            # mapping may have several: their pairs are concatenated, so repeats count too).
+            keys: list[str] = []
             for key, value in node.value:
                 if key.tag == "tag:yaml.org,2002:merge":
                     sources = value.value if isinstance(value, yaml.SequenceNode) else [value]
                     for source in sources:
                         if isinstance(source, yaml.MappingNode):
-                            keys = [k.value for k, _ in source.value if isinstance(k, yaml.ScalarNode)]
-                            if len(keys) != len(set(keys)):
-                                return True
+                            keys += [k.value for k, _ in source.value if isinstance(k, yaml.ScalarNode)]
+            if len(keys) != len(set(keys)):
+                return True
+            for key, value in node.value:
                 stack += [key, value]
         elif isinstance(node, yaml.SequenceNode):
             stack += node.value
