@@ -26,10 +26,12 @@ from ruleset.errors import RulesetError, printable
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMANDS = ("score", "schedule", "selector", "validate", "show", "schema", "export", "import_config",
-            "plugins", "new_plugin", "versions")
+            "plugins", "new_plugin", "versions", "compare", "capacity", "test_command", "explain")
+#: Commands whose module is named otherwise (``import`` is a keyword; module names have no dashes).
+MODULE_OF = {"import": "import_config", "new-plugin": "new_plugin", "test": "test_command"}
 #: Commands that load plugins: they take ``--plugin`` and report plugin load problems.
 LOADS_PLUGINS = frozenset({"score", "schedule", "validate", "show", "schema", "export", "import_config",
-                           "plugins"})
+                           "plugins", "compare", "capacity", "test_command", "explain"})
 
 
 class _VersionAction(argparse.Action):
@@ -114,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # `ruleset validate …`: import only the command that runs (each module registers one command;
     # the full parser is built for --help, --version, and anything that is not a command).
-    parser = build_parser(argv[0]) if argv and argv[0] in COMMANDS else None
+    module = MODULE_OF.get(argv[0], argv[0]) if argv else None
+    parser = build_parser(module) if module in COMMANDS else None
     if parser is None or argv[0] not in parser.commands:  # type: ignore[attr-defined]
         parser = build_parser()
     try:

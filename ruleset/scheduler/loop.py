@@ -91,7 +91,9 @@ def nominate_pending(nominator: Nominator, state: ClusterState, exclude: Pod | N
 
 
 def schedule_all(framework: Framework | Sequence[Framework], state: ClusterState, seed: int = 0,
-                 on_settled: Callable[[int], None] | None = None) -> ScheduleRun:
+                 on_settled: Callable[[int], None] | None = None, *,
+                 record: Callable[[Pod, ScheduleResult], None] | None = None,
+                 stop_before: Callable[[Pod, int, Scheduler], bool] | None = None) -> ScheduleRun:
     """Schedule every pending pod in queue order until the queue is empty.
 
     With several frameworks (profiles), each pod is scheduled by the one whose profile
@@ -101,7 +103,9 @@ def schedule_all(framework: Framework | Sequence[Framework], state: ClusterState
     reported unserved (on a real cluster another scheduler, or none, would take it). Two
     frameworks serving one name are a ``ValueError`` (the caller checks profiles first).
     ``on_settled(n)`` is called with the number of pods whose fate was settled, as it grows
-    (progress).
+    (progress). ``record(pod, result)``, when given, is called after every scheduling cycle's
+    algorithm part (:meth:`Scheduler.schedule`) with its result, score table included, for
+    reports; without it nothing is kept.
 
     As kube-scheduler does: a pod that does not fit is parked until a cluster event might
     change that — a pod leaving a node (a preemption victim) wakes every parked pod, a pod
@@ -136,6 +140,11 @@ def schedule_all(framework: Framework | Sequence[Framework], state: ClusterState
     rejected while waiting (``preempted``, v1.20's message); it is not tried again.
 
     Each framework's handle must hold ``state.snapshot`` and share one nominator.
+
+    ``stop_before(pod, attempt, scheduler)`` (``explain --in-run``) is asked before each
+    scheduling cycle (``attempt`` counts the pod's cycles from 1, ``scheduler`` is the one that
+    would run it); when it returns true the run ends there, that cycle not run: the snapshot,
+    nominator and queue stay as they were, and the result holds what was settled so far.
     """
     frameworks = [framework] if not isinstance(framework, Sequence) else list(framework)
     if not frameworks:
@@ -149,6 +158,8 @@ def schedule_all(framework: Framework | Sequence[Framework], state: ClusterState
     if len(set(names)) != len(names):
         raise ValueError(f"two profiles serve one schedulerName: {names}")
     loop = _Loop(frameworks, state, seed, on_settled)
+    loop.record = record
+    loop.stop_before = stop_before
     loop.run()
     return loop.result
 
@@ -185,6 +196,8 @@ class _Loop:
                                   profiles=[fw.profile for fw in frameworks])
         self.nominator = frameworks[0].handle.nominator
         self.on_settled = on_settled
+        self.record: Callable[[Pod, ScheduleResult], None] | None = None
+        self.stop_before: Callable[[Pod, int, Scheduler], bool] | None = None
         self.started_waiting = 0
         # A logical clock for re-queued pods: later than every creation timestamp.
         self.clock = max((p.meta.creation_timestamp or 0.0 for p in state.pending), default=0.0)
@@ -246,6 +259,9 @@ class _Loop:
                     break
                 self._time_out()
                 continue
+            if self.stop_before is not None and self.stop_before(info.pod, info.attempts + 1,
+                                                                 self.scheduler(info.pod)):
+                return
             self._attempt(info)
             self._settle(final=False)
         for info in queue.unschedulable.values():
@@ -258,6 +274,8 @@ class _Loop:
         pod = info.pod
         scheduler = self.scheduler(pod)
         result = scheduler.schedule(pod)
+        if self.record is not None:
+            self.record(pod, result)
         if result.node is not None:
             status = scheduler.reserve_and_permit(result)
             if status.code == Code.WAIT:
