@@ -1,0 +1,1 @@
+"""Self-contained HTML reports (``--report FILE.html``): pages from plain dicts, matplotlib charts."""
