@@ -102,6 +102,8 @@ STAND_INS: dict[str, tuple[tuple[str, ...], str]] = {
 
 #: TOML blocks that are no complete profile, by their first line: ("skip", why) or ("wrap", header).
 TOML_FRAGMENTS: dict[str, tuple[str, str]] = {
+    "# checks.test.toml: what we mean the default profile to do on our cluster":
+        ("skip", "a ruleset test file, not a profile: the `ruleset test` line below runs it"),
     "# the package's pyproject.toml": ("skip", "a plugin package's pyproject.toml, not a profile"),
     "# .taplo.toml": ("skip", "Taplo's configuration, not a profile"),
     "[[rules]]": ("wrap", 'name = "readme-rules"\nextends = "default"\n\n'),
