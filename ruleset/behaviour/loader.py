@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ruleset.behaviour.inline import node_manifest, pod_manifest
 from ruleset.behaviour.model import KINDS, Expectation, TestFile, Where
 from ruleset.errors import Problem, format_path
+from ruleset.manifests.builders import node_manifest, pod_manifest
 from ruleset.profile.loader import ProfileFile, display_path, read_profile_file, resolve_extends
 from ruleset.profile.toml_positions import locate, string_column
 from ruleset.selector import SelectorError, parse
@@ -245,7 +245,7 @@ class _Reader:
         args["resources"] = self.resources((*path, "resources"), table.get("resources", {}))
         args["labels"] = self.labels((*path, "labels"), table.get("labels", {}))
         if "node-selector" in table:
-            args["node_selector"] = self.labels((*path, "node-selector"), table["node-selector"])
+            args["nodeSelector"] = self.labels((*path, "node-selector"), table["node-selector"])
         if "priority" in table:
             priority = table["priority"]
             if not isinstance(priority, int) or isinstance(priority, bool):

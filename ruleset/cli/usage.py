@@ -8,20 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ruleset.analysis.metrics import zone_of
 from ruleset.api.resources import is_extended_resource
-
-#: The zone labels, the GA one first; a node with neither is in zone ``""``.
-ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
-
-
-def zone_of(labels: dict[str, str]) -> str:
-    """The node's zone: its ``topology.kubernetes.io/zone`` label, else its
-    ``failure-domain.beta.kubernetes.io/zone`` label, else ``""``."""
-    for key in ZONE_LABELS:
-        zone = labels.get(key)
-        if zone:
-            return zone
-    return ""
 
 
 def extended_resources(snapshot: Any) -> list[str]:
