@@ -34,6 +34,7 @@ from ruleset.manifests import ScaleRequest
 from ruleset.pluginmanager import PluginRegistry, load_registry
 from ruleset.profile.loader import ProfileCheck, check_profile_argument
 from ruleset.scheduler import ScheduleRun, schedule_all
+from ruleset.snapshot import Snapshot
 
 #: The compared number that counts pods placed differently (one-sided ones included).
 PLACEMENTS = "placements"
@@ -170,9 +171,10 @@ def metric_names(a: Side, b: Side) -> list[str]:
 def compare_json(a: Side, b: Side, tolerances: dict[str, float] | None = None) -> dict[str, Any]:
     """The JSON contract of ``ruleset compare`` (without ``schemaVersion``): ``sides`` (per side:
     ``label``, ``profile``, ``kubernetesVersion``, counts, ``largestPendingPod``,
-    ``fragmentation``, ``balance``), ``placementsDiffer`` (pod, nodes by side), ``onlyScheduledBy``
-    (pod, the side that scheduled it, its node, the other side's reason), ``metrics`` (name, the
-    two values, difference b−a, tolerance, ``exceeds``) and ``differs`` (what the gate says)."""
+    ``fragmentation``, ``balance``, ``cpuPerNode``: :func:`cpu_per_node`), ``placementsDiffer``
+    (pod, nodes by side), ``onlyScheduledBy`` (pod, the side that scheduled it, its node, the
+    other side's reason), ``metrics`` (name, the two values, difference b−a, tolerance,
+    ``exceeds``) and ``differs`` (what the gate says)."""
     tolerances = tolerances or {}
     first = {p.pod.key: p for p in a.run.placements}
     second = {p.pod.key: p for p in b.run.placements}
@@ -227,7 +229,16 @@ def _side_json(side: Side) -> dict[str, Any]:
         "largestPendingPod": None if side.largest is None else side.largest.key,
         "fragmentation": side.fragmentation,
         "balance": side.metrics,
+        "cpuPerNode": cpu_per_node(side.run.state.snapshot),
     }
+
+
+def cpu_per_node(snapshot: Snapshot) -> dict[str, float | None]:
+    """Each node's CPU requested / allocatable after the run, in percent rounded to 2 decimals
+    (None for a node with no CPU allocatable), nodes in the snapshot's order."""
+    requested, allocatable = snapshot.requested("cpu"), snapshot.allocatable("cpu")
+    return {name: round(100.0 * float(requested[i]) / float(allocatable[i]), 2) if allocatable[i] > 0
+            else None for i, name in enumerate(snapshot.node_names)}
 
 
 def parse_tolerances(values: Sequence[str] | None) -> dict[str, float]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ruleset.cli.common import add_run_arguments, report_ignored_fields, report_notes, root_of
+from ruleset.cli.report_option import add_report_arguments, report_target, write_report
 
 #: The most copies ``--max`` may ask for (each is a pod and a scheduling cycle).
 MAX_LIMIT = 100_000
@@ -25,6 +26,7 @@ def register(subparsers: Any) -> None:
                         help="the pod to copy: a Pod, or a workload (its first pod)")
     parser.add_argument("--max", metavar="N", type=_limit, default=None,
                         help="stop after N copies landed (default 1000, at most 100000)")
+    add_report_arguments(parser, "counts, copies per zone and per node, why the next copy failed")
     parser.set_defaults(func=run)
 
 
@@ -42,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from ruleset.cli.terminal import progress, use_color, width
     from ruleset.errors import Problem, RulesetError, printable
 
+    report = report_target(args)  # before the work, not after it
     with progress("reading manifests", None) as reading:
         framework, state = prepare_run(args.profile, args.cluster, [args.pod], root=root_of(args),
                                        seed=args.seed, replace=True, on_file=lambda _path: reading.advance())
@@ -60,6 +63,10 @@ def run(args: argparse.Namespace) -> int:
     found = capacity(framework, pod, limit=args.max or DEFAULT_LIMIT, seed=args.seed)
     document = {"profile": framework.profile.name, **capacity_json(found, state.snapshot),
                 "ignoredPodFields": ignored}
+    if report is not None:
+        from ruleset.report.capacity import capacity_report
+
+        write_report(report, capacity_report(document), args.force)
     if args.output == "json":
         print_json(document, plugin_problems=True)
     else:

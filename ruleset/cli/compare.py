@@ -10,6 +10,7 @@ import argparse
 from typing import Any
 
 from ruleset.cli.common import add_root_argument, parse_scale, root_of
+from ruleset.cli.report_option import add_report_arguments, report_target, write_report
 
 
 def register(subparsers: Any) -> None:
@@ -45,6 +46,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--all", action="store_true", help="text output: list every differing placement")
     parser.add_argument("--wide", action="store_true",
                         help="text output: do not fit the terminal's width, show every column")
+    add_report_arguments(parser, "both sides' facts, differing placements, metrics, placed pods per zone, "
+                                 "CPU per node")
     add_root_argument(parser)
     parser.set_defaults(func=run)
 
@@ -64,10 +67,15 @@ def run(args: argparse.Namespace) -> int:
     specs = sides_of(args.profile, args.kubernetes_version)
     tolerances = parse_tolerances(args.tolerance)
     scale = parse_scale(args.scale)
+    report = report_target(args)  # before the runs, not after them
     with progress("scheduling both sides", None):
         a, b = compare(specs, args.cluster, args.pods, root_of(args), seed=args.seed, scale=scale)
     check_tolerances(tolerances, a, b)
     document = compare_json(a, b, tolerances)
+    if report is not None:
+        from ruleset.report.compare import compare_report
+
+        write_report(report, compare_report(document), args.force)
     if args.output == "json":
         print_json(document, plugin_problems=True)
     else:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ruleset.cli.common import add_run_arguments, report_ignored_fields, report_notes, root_of
+from ruleset.cli.report_option import add_report_arguments, report_target, write_report
 from ruleset.errors import Problem, RulesetError
 
 
@@ -29,6 +30,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--in-run", action="store_true",
                         help="replay schedule (same inputs and seed) up to this pending pod's deciding "
                              "cycle and explain that cycle, on the cluster as it was then")
+    add_report_arguments(parser, "summary, top nodes' score heatmap, rejections, what would make it fit, "
+                                 "preemption")
     parser.set_defaults(func=run)
 
 
@@ -44,8 +47,13 @@ def run(args: argparse.Namespace) -> int:
     if args.top < 1:
         raise RulesetError(Problem("--top: expected a positive number", file=f"--top {args.top}",
                                    code="invalid-value"))
+    report = report_target(args)  # before the work, not after it
     explanation = explain(args)
     document = explanation.to_json()
+    if report is not None:
+        from ruleset.report.explain import explain_report
+
+        write_report(report, explain_report(document), args.force)
     if args.output == "json":
         print_json(document)
     else:

@@ -3,6 +3,8 @@ driven by Playwright's Python package, never ``playwright install``): its charts
 render, nothing is fetched but the file itself, no console error, a header click sorts;
 a screenshot is saved (to the test's folder; with ``RULESET_UPDATE_SCREENSHOT=1`` over
 docs/report-screenshot.png, the one README shows: tests do not rewrite the checkout otherwise).
+The ``explain``, ``compare`` and ``capacity`` pages open the same way: figures drawn, nothing
+fetched, no console error.
 
 Skipped when Playwright or Chromium is absent, except under CI (``CI`` set), where ``.ci/run``
 installs both and a missing browser is a failure."""
@@ -15,10 +17,14 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("matplotlib")
-sync_api = pytest.importorskip("playwright.sync_api")
+if os.environ.get("CI"):  # .ci/run installs both: there a missing one is a failure, not a skip
+    import matplotlib  # noqa: F401
+    import playwright.sync_api as sync_api
+else:
+    pytest.importorskip("matplotlib")
+    sync_api = pytest.importorskip("playwright.sync_api")
 
-from ruleset.cli import main  # noqa: E402
+from ruleset.cli import main
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "report-screenshot.png"
@@ -30,26 +36,41 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"),
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    report = tmp_path_factory.mktemp("report") / "schedule.html"
-    assert main(["schedule", "-o", "json", "--report", str(report)]) == 0
+def browser():
+    # One Playwright per module: a second sync_playwright() while one runs is refused.
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _open(browser, report: Path):
+    """A new tab on ``report``: the tab, its URL, the requests made and the problems logged."""
     url = report.as_uri()
     requests: list[str] = []
     problems: list[str] = []
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            tab = browser.new_page(viewport={"width": 1280, "height": 900})
-            tab.on("request", lambda request: requests.append(request.url))
-            tab.on("console", lambda message: problems.append(f"console {message.type}: {message.text}")
-                   if message.type in ("error", "warning") else None)
-            tab.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-            # Anything but the file itself is refused (and recorded by the request handler).
-            tab.route("**/*", lambda route: route.continue_() if route.request.url == url else route.abort())
-            tab.goto(url, wait_until="load")
-            yield tab, url, requests, problems
-        finally:
-            browser.close()
+    tab = browser.new_page(viewport={"width": 1280, "height": 900})
+    tab.on("request", lambda request: requests.append(request.url))
+    tab.on("console", lambda message: problems.append(f"console {message.type}: {message.text}")
+           if message.type in ("error", "warning") else None)
+    tab.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    # Anything but the file itself is refused (and recorded by the request handler).
+    tab.route("**/*", lambda route: route.continue_() if route.request.url == url else route.abort())
+    tab.goto(url, wait_until="load")
+    return tab, url, requests, problems
+
+
+@pytest.fixture(scope="module")
+def page(browser, tmp_path_factory):
+    report = tmp_path_factory.mktemp("report") / "schedule.html"
+    assert main(["schedule", "-o", "json", "--report", str(report)]) == 0
+    opened = _open(browser, report)
+    try:
+        yield opened
+    finally:
+        opened[0].close()
 
 
 def test_no_request_but_the_file_and_no_console_error(page):
@@ -109,3 +130,35 @@ def test_screenshot(page, tmp_path):
     path = SCREENSHOT if os.environ.get("RULESET_UPDATE_SCREENSHOT") == "1" else tmp_path / "report.png"
     tab.screenshot(path=str(path), full_page=True)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+
+
+# (case, the command's arguments, figures on its page)
+COMMANDS = [
+    ("explain", ["explain", "shop/payments-9f7c-p0"], 0),
+    ("compare", ["compare", "--profile", "default-1.20", "--profile", "cluster-autoscaler"], 2),
+    ("capacity", ["capacity", "--pod", "web-pod.yaml", "--max", "100"], 2),
+]
+WEB_POD = ('{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "shop"}, "spec": '
+           '{"containers": [{"name": "web", "image": "nginx", "resources": {"requests": {"cpu": "2", '
+           '"memory": "4Gi"}}}]}}')
+
+
+@pytest.mark.parametrize(("args", "figures"), [c[1:] for c in COMMANDS], ids=[c[0] for c in COMMANDS])
+def test_command_pages_open_cleanly(browser, tmp_path, args, figures):
+    (tmp_path / "web-pod.yaml").write_text(WEB_POD)
+    argv = [str(tmp_path / a) if a == "web-pod.yaml" else a for a in args]
+    report = tmp_path / "page.html"
+    assert main([*argv, "-o", "json", "--report", str(report)]) == 0
+    tab, url, requests, problems = _open(browser, report)
+    try:
+        tab.wait_for_timeout(300)  # anything late would show up here
+        svgs = tab.locator("figure svg")
+        assert svgs.count() == figures
+        for i in range(figures):
+            box = svgs.nth(i).bounding_box()
+            assert box is not None and box["width"] > 100 and box["height"] > 100
+        tab.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+    finally:
+        tab.close()
+    assert requests == [url]
+    assert problems == []
