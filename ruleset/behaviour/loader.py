@@ -16,7 +16,7 @@ from typing import Any
 from ruleset.behaviour.model import KINDS, Expectation, TestFile, Where
 from ruleset.errors import Problem, format_path
 from ruleset.manifests.builders import node_manifest, pod_manifest
-from ruleset.profile.loader import ProfileFile, display_path, read_profile_file, resolve_extends
+from ruleset.profile.loader import ProfileFile, display_path, read_profile_file, resolve_extends, type_name
 from ruleset.profile.toml_positions import locate, string_column
 from ruleset.selector import SelectorError, parse
 
@@ -380,16 +380,5 @@ class _Reader:
 
 
 def _type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a float"
-    if isinstance(value, str):
-        return "an empty string" if not value else "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "a table"
-    return type(value).__name__
+    """The profile loader's word for a value's TOML type, an empty string named as such."""
+    return "an empty string" if value == "" else type_name(value)

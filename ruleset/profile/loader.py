@@ -130,7 +130,8 @@ def display_path(path: str | os.PathLike[str]) -> str:
     return real
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
+    """A value's TOML type in words, as problems name it (``an integer``, ``a table``…)."""
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, int):
@@ -192,7 +193,7 @@ def _schema_problems(pf: ProfileFile, registry: PluginRegistry) -> None:
             wanted = error.validator_value
             wanted = wanted if isinstance(wanted, list) else [wanted]
             words = " or ".join(_TYPE_WORDS.get(t, str(t)) for t in wanted)
-            pf.problem(path, f"expected {words}, got {_type_name(error.instance)} ({error.instance!r})",
+            pf.problem(path, f"expected {words}, got {type_name(error.instance)} ({error.instance!r})",
                        "invalid-type", value=True)
         elif keyword == "required":
             missing = [k for k in error.validator_value if k not in error.instance]
