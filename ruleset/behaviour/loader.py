@@ -7,8 +7,6 @@ value that caused it, or at the character inside a selector. A file with problem
 
 from __future__ import annotations
 
-import glob
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -19,10 +17,10 @@ from ruleset.manifests.builders import node_manifest, pod_manifest
 from ruleset.profile.loader import ProfileFile, display_path, read_profile_file, resolve_extends, type_name
 from ruleset.profile.toml_positions import locate, string_column
 from ruleset.selector import SelectorError, parse
+from ruleset.validate.checks import expand_arguments
 
 #: A folder argument finds the test files named so (recursively, hidden folders skipped).
 SUFFIX = ".test.toml"
-_GLOB_CHARS = frozenset("*?[")
 
 KeyPath = tuple[str | int, ...]
 _TOP = {"profile", "cluster", "nodes", "pods", "seed", "expect"}
@@ -39,41 +37,9 @@ _EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 def expand_test_paths(arguments: Iterable[str]) -> tuple[list[Path], list[Problem]]:
     """Files (any name), folders (their ``*.test.toml`` files, recursively) and globs, each file
-    once; and one ``io-error`` problem per argument that names no test file."""
-    out: list[Path] = []
-    seen: set[str] = set()
-    problems: list[Problem] = []
-    for argument in arguments:
-        path = Path(argument)
-        if path.is_dir():
-            found = _test_files(path)
-            why = f"no *{SUFFIX} files in this folder"
-        elif path.exists():
-            found, why = [path], ""
-        elif _GLOB_CHARS & set(argument):
-            found = []
-            for match in sorted(glob.glob(argument, recursive=True)):
-                found.extend(_test_files(Path(match)) if os.path.isdir(match) else [Path(match)])
-            why = "no files match this pattern"
-        else:
-            found, why = [], "no such file or directory"
-        if not found:
-            problems.append(Problem(why, file=argument, code="io-error"))
-        for file in found:
-            key = os.path.realpath(file)
-            if key not in seen:
-                seen.add(key)
-                out.append(file)
-    return out, problems
-
-
-def _test_files(folder: Path) -> list[Path]:
-    found: list[Path] = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(Path(root, name) for name in sorted(files)
-                     if name.endswith(SUFFIX) and os.path.isfile(os.path.join(root, name)))
-    return found
+    once; and one ``io-error`` problem per argument that names no test file (``validate``'s
+    rules, with test files' suffix)."""
+    return expand_arguments(arguments, suffix=SUFFIX)
 
 
 def load_test_file(path: Path) -> tuple[TestFile | None, list[Problem]]:

@@ -107,11 +107,12 @@ def expand_paths(arguments: Iterable[str], notes: list[Problem] | None = None) -
     return out
 
 
-def expand_arguments(arguments: Iterable[str],
-                     notes: list[Problem] | None = None) -> tuple[list[Path], list[Problem]]:
+def expand_arguments(arguments: Iterable[str], notes: list[Problem] | None = None,
+                     suffix: str = ".toml") -> tuple[list[Path], list[Problem]]:
     """:func:`expand_paths` without raising: the files, and one ``io-error`` problem (its file
     the argument) per argument that names none, for :func:`validate_files` to report beside
-    the files that do exist."""
+    the files that do exist. Folders give their files named ``*<suffix>`` (``ruleset test``:
+    ``.test.toml``); a file named directly may have any name."""
     notes = notes if notes is not None else []
     out: list[Path] = []
     seen: set[str] = set()
@@ -119,15 +120,16 @@ def expand_arguments(arguments: Iterable[str],
     for argument in arguments:
         path = Path(argument)
         if path.is_dir():
-            found = _toml_files(path, notes)
+            found = _toml_files(path, notes, suffix)
             if not found:
-                problems.append(Problem("no *.toml files in this folder", file=argument, code="io-error"))
+                problems.append(Problem(f"no *{suffix} files in this folder", file=argument, code="io-error"))
         elif path.exists():
             found = [path]
         elif _GLOB_CHARS & set(argument):
             found = []
             for match in sorted(glob.glob(argument, recursive=True)):
-                found.extend(_toml_files(Path(match), notes) if os.path.isdir(match) else [Path(match)])
+                is_dir = os.path.isdir(match)
+                found.extend(_toml_files(Path(match), notes, suffix) if is_dir else [Path(match)])
             if not found:
                 problems.append(Problem("no files match this pattern", file=argument, code="io-error"))
         else:
@@ -141,15 +143,15 @@ def expand_arguments(arguments: Iterable[str],
     return out, problems
 
 
-def _toml_files(folder: Path, notes: list[Problem]) -> list[Path]:
-    """The ``*.toml`` regular files below ``folder``; others of that name (a FIFO would block
+def _toml_files(folder: Path, notes: list[Problem], suffix: str = ".toml") -> list[Path]:
+    """The ``*<suffix>`` regular files below ``folder``; others of that name (a FIFO would block
     the run, a device never end it) are skipped with a note."""
     found: list[Path] = []
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             path = Path(root) / name
-            if not name.endswith(".toml"):
+            if not name.endswith(suffix):
                 continue
             if path.is_file():
                 found.append(path)
