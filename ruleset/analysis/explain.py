@@ -19,12 +19,14 @@ from typing import Any
 import numpy as np
 
 from ruleset.api.affinity import NAMESPACE_SELECTOR, AffinityTerm, affinity_term, selected_namespaces_term
+from ruleset.api.meta import LabelSelector, LabelSelectorRequirement
 from ruleset.api.pod import Container, NodeSelectorTerm, Pod, PodAffinity, Toleration
 from ruleset.errors import Problem, RulesetError
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.results import NodeStatuses
 from ruleset.framework.runtime import Framework
 from ruleset.framework.status import Code
+from ruleset.plugins.node_ports import check_conflict
 from ruleset.scheduler import Scheduler, ScheduleResult, ScheduleRun, nominate_pending, schedule_all
 from ruleset.selector import SelectorError
 from ruleset.snapshot import Snapshot
@@ -37,6 +39,8 @@ VOLUME_PLUGINS = frozenset({"VolumeBinding", "VolumeZone", "VolumeRestrictions",
 MAX_TRIES = 12
 #: Example node names kept per rejection group in the JSON (the count says how many there are).
 EXAMPLE_NODES = 5
+#: The taint NodeUnschedulable lets a pod past a cordoned node for (whatever the node's taints).
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 _INSUFFICIENT = re.compile(r"^Insufficient (.+)$")
 _MI = 1024 * 1024
 
@@ -375,8 +379,11 @@ def suggest(framework: Framework, pod: Pod, statuses: NodeStatuses) -> list[Sugg
             out += _node_affinity(framework, snapshot, pod, statuses, rejected)
         elif plugin == "InterPodAffinity":
             out += _anti_affinity(framework, pod, statuses, rejected)
+            out += _pod_affinity(framework, snapshot, pod, statuses, rejected)
         elif plugin in VOLUME_PLUGINS:
             out += _volumes(framework, snapshot, pod, statuses, rejected, plugin)
+        elif plugin in _MORE:
+            out += _MORE[plugin](framework, snapshot, pod, statuses, rejected)
     return out
 
 
@@ -515,6 +522,8 @@ def _node_affinity(framework: Framework, snapshot: Snapshot, pod: Pod, statuses:
                 _affinity_change(pod, t, e),
                 {"kind": "nodeAffinity", "term": t, "expression": e, "key": expr.key,
                  "values": list(expr.values)}))
+    if not out:
+        out += _drop_one_requirement(framework, pod, reason, rejected)
     return out
 
 
@@ -570,9 +579,231 @@ def _anti_affinity(framework: Framework, pod: Pod, statuses: NodeStatuses,
                        {"kind": "dropPodAntiAffinity", "terms": len(anti.required)}, count, examples)]
 
 
+def _drop_one_requirement(framework: Framework, pod: Pod, reason: str,
+                          rejected: list[int]) -> list[Suggestion]:
+    """nodeSelector entries and required node affinity no node satisfies though no wanted value
+    is missing (``NotIn``, ``Exists``, ``DoesNotExist``, ``Gt``/``Lt``, or requirements that each
+    match some node but not together): of dropping each one alone, the one that opens the most
+    nodes (the first of equals)."""
+    candidates: list[tuple[Pod, str, dict[str, Any]]] = [
+        (dataclasses.replace(pod, node_selector={k: v for k, v in pod.node_selector.items() if k != key}),
+         f"nodeSelector {key}={value}", {"kind": "dropNodeSelector", "key": key, "value": value})
+        for key, value in pod.node_selector.items()]
+    node_affinity = pod.affinity.node_affinity
+    terms = node_affinity.required if node_affinity is not None and node_affinity.required else ()
+    for t, term in enumerate(terms):
+        for e, expr in enumerate(term.match_expressions):
+            where = f" (term {t})" if len(terms) > 1 else ""
+            candidates.append((without_node_affinity_expression(pod, t, e), _expression_text(expr) + where,
+                               {"kind": "dropNodeAffinityExpression", "term": t, "expression": e,
+                                "key": expr.key, "operator": expr.operator, "values": list(expr.values)}))
+    best: tuple[int, list[str], str, dict[str, Any]] | None = None
+    for changed, what, data in candidates:
+        count, examples = _verified(framework, changed)
+        if best is None or count > best[0]:
+            best = (count, examples, what, data)
+    if best is None:
+        return []
+    count, examples, what, data = best
+    opens = (f"without {what} the pod fits {_plural(count, 'node')}" if count
+             else "dropping any one requirement alone opens no node")
+    return [Suggestion("NodeAffinity", reason,
+                       f"the pod's node requirements exclude {_plural(len(rejected), 'node')}; {opens}",
+                       data, count, examples)]
+
+
+def without_node_affinity_expression(pod: Pod, term: int, expression: int) -> Pod:
+    """A copy of ``pod`` without that expression of its required node affinity: a term left
+    empty goes (an empty term matches no node), and with no term left the requirement goes."""
+    node_affinity = pod.affinity.node_affinity
+    assert node_affinity is not None and node_affinity.required is not None
+    terms = list(node_affinity.required)
+    exprs = tuple(x for k, x in enumerate(terms[term].match_expressions) if k != expression)
+    if exprs or terms[term].match_fields:
+        terms[term] = NodeSelectorTerm(exprs, terms[term].match_fields)
+    else:
+        del terms[term]
+    new = dataclasses.replace(node_affinity, required=tuple(terms) if terms else None)
+    return dataclasses.replace(pod, affinity=dataclasses.replace(pod.affinity, node_affinity=new))
+
+
+def _expression_text(expr: LabelSelectorRequirement) -> str:
+    if expr.operator in ("Exists", "DoesNotExist"):
+        return f"{expr.key} {expr.operator}"
+    return f"{expr.key} {expr.operator} ({', '.join(expr.values)})"
+
+
+def _selector_text(selector: LabelSelector | None) -> str:
+    if selector is None:
+        return "no selector"
+    parts = [f"{k}={v}" for k, v in selector.match_labels]
+    parts += [_expression_text(x) for x in selector.match_expressions]
+    return ", ".join(parts) if parts else "every pod"
+
+
+def _unschedulable(framework: Framework, snapshot: Snapshot, pod: Pod, statuses: NodeStatuses,
+                   rejected: list[int]) -> list[Suggestion]:
+    """Cordoned nodes: tolerating the taint NodeUnschedulable checks for (not the node's taints)."""
+    toleration = Toleration(key=UNSCHEDULABLE_TAINT, operator="Exists", effect="NoSchedule")
+    tolerating = dataclasses.replace(pod, tolerations=(*pod.tolerations, toleration))
+    count, examples = _verified(framework, tolerating)
+    opens = f"opens {_plural(count, 'node')}" if count else "alone opens no node"
+    return [Suggestion("NodeUnschedulable", _reason_of(statuses, rejected),
+                       f"{_plural(len(rejected), 'node')} cordoned (spec.unschedulable); "
+                       f"tolerating {UNSCHEDULABLE_TAINT}:NoSchedule {opens}",
+                       {"kind": "toleration", "key": UNSCHEDULABLE_TAINT, "operator": "Exists", "value": "",
+                        "effect": "NoSchedule"}, count, examples)]
+
+
+def _host_ports(framework: Framework, snapshot: Snapshot, pod: Pod, statuses: NodeStatuses,
+                rejected: list[int]) -> list[Suggestion]:
+    """Each host port in use on a rejected node: the pod without it, and with the smallest port
+    from it up that is free on at least one rejected node."""
+    reason = _reason_of(statuses, rejected)
+    out = []
+    for c, container in enumerate(pod.containers):
+        for k, port in enumerate(container.ports):
+            if port.host_port <= 0:
+                continue
+            used = [i for i in rejected
+                    if check_conflict(snapshot.used_ports[i], port.host_ip, port.protocol, port.host_port)]
+            if not used:
+                continue
+            what = f"hostPort {port.host_port}/{port.protocol or 'TCP'} (container {container.name})"
+            data = {"container": container.name, "containerPort": port.container_port,
+                    "protocol": port.protocol or "TCP", "hostPort": port.host_port}
+            count, examples = _verified(framework, with_host_port(pod, c, k, 0))
+            out.append(Suggestion("NodePorts", reason,
+                                  f"{what} is in use on {_plural(len(used), 'node')}: without it the pod "
+                                  f"fits {_plural(count, 'node')}", {"kind": "dropHostPort", **data},
+                                  count, examples))
+            free = next((q for q in range(port.host_port + 1, 65536)
+                         if any(not check_conflict(snapshot.used_ports[i], port.host_ip, port.protocol, q)
+                                for i in rejected)), None)
+            if free is not None:
+                count, examples = _verified(framework, with_host_port(pod, c, k, free))
+                out.append(Suggestion("NodePorts", reason,
+                                      f"with hostPort {free} instead of {port.host_port} (the smallest "
+                                      f"free on a rejected node) the pod fits {_plural(count, 'node')}",
+                                      {"kind": "hostPort", **data, "suggested": free}, count, examples))
+    return out
+
+
+def with_host_port(pod: Pod, container: int, port: int, host_port: int) -> Pod:
+    """A copy of ``pod`` whose ``port``-th port of its ``container``-th container has ``host_port``
+    (0: none)."""
+    containers = list(pod.containers)
+    ports = list(containers[container].ports)
+    ports[port] = dataclasses.replace(ports[port], host_port=host_port)
+    containers[container] = dataclasses.replace(containers[container], ports=tuple(ports))
+    return dataclasses.replace(pod, containers=tuple(containers))
+
+
+def _spread(framework: Framework, snapshot: Snapshot, pod: Pod, statuses: NodeStatuses,
+            rejected: list[int]) -> list[Suggestion]:
+    """Each DoNotSchedule constraint relaxed alone: the smallest maxSkew that admits a node (the
+    nodes a maxSkew admits only grow with it, so a bisection finds it), else ScheduleAnyway."""
+    reason = _reason_of(statuses, rejected)
+    # No skew exceeds the number of pods plus the pod itself.
+    bound = 1 + sum(len(snapshot.pods_on(i)) for i in range(snapshot.num_nodes))
+    out = []
+    for c, constraint in enumerate(pod.topology_spread_constraints):
+        if constraint.when_unsatisfiable != "DoNotSchedule":
+            continue
+        what = (f"topology spread constraint {c} (topologyKey {constraint.topology_key}, "
+                f"maxSkew {constraint.max_skew})")
+        data = {"constraint": c, "topologyKey": constraint.topology_key, "maxSkew": constraint.max_skew}
+        low, high = constraint.max_skew + 1, max(constraint.max_skew + 1, bound)
+        if _verified(framework, with_spread(pod, c, max_skew=high))[0]:
+            while low < high:
+                middle = (low + high) // 2
+                if _verified(framework, with_spread(pod, c, max_skew=middle))[0]:
+                    high = middle
+                else:
+                    low = middle + 1
+            count, examples = _verified(framework, with_spread(pod, c, max_skew=high))
+            out.append(Suggestion("PodTopologySpread", reason,
+                                  f"{what}: with maxSkew {high} the pod fits {_plural(count, 'node')}",
+                                  {"kind": "topologySpread", **data, "suggested": high}, count, examples))
+            continue
+        count, examples = _verified(framework, with_spread(pod, c, when_unsatisfiable="ScheduleAnyway"))
+        if count:
+            out.append(Suggestion("PodTopologySpread", reason,
+                                  f"{what}: no maxSkew admits a node; with whenUnsatisfiable ScheduleAnyway "
+                                  f"the pod fits {_plural(count, 'node')}",
+                                  {"kind": "topologySpread", **data, "whenUnsatisfiable": "ScheduleAnyway"},
+                                  count, examples))
+    if not out:
+        text = ("relaxing any one topology spread constraint alone opens no node"
+                if any(c.when_unsatisfiable == "DoNotSchedule" for c in pod.topology_spread_constraints)
+                else "the profile's default topology spread constraints reject these nodes; the pod has no "
+                     "DoNotSchedule constraint of its own to relax")
+        out.append(Suggestion("PodTopologySpread", reason, text, {"kind": "topologySpread"}, 0))
+    return out
+
+
+def with_spread(pod: Pod, constraint: int, **changes: Any) -> Pod:
+    """A copy of ``pod`` with fields of its ``constraint``-th topology spread constraint changed."""
+    constraints = list(pod.topology_spread_constraints)
+    constraints[constraint] = dataclasses.replace(constraints[constraint], **changes)
+    return dataclasses.replace(pod, topology_spread_constraints=tuple(constraints))
+
+
+def _pod_affinity(framework: Framework, snapshot: Snapshot, pod: Pod, statuses: NodeStatuses,
+                  rejected: list[int]) -> list[Suggestion]:
+    """Each required pod affinity term some rejected node has no matching pod in reach of: the
+    topology domains that hold matching pods, and how many nodes fit without the term."""
+    affinity = pod.affinity.pod_affinity
+    if affinity is None or not affinity.required:
+        return []
+    term_of = selected_namespaces_term if framework.profile.target.has(NAMESPACE_SELECTOR) else affinity_term
+    labels = [node.labels for node in snapshot.nodes]
+    reason = _reason_of(statuses, rejected)
+    out = []
+    for t, term in enumerate(affinity.required):
+        try:
+            converted = term_of(term, pod.namespace)
+        except SelectorError:
+            continue
+        key = term.topology_key
+        domains = sorted({labels[i][key] for i in range(snapshot.num_nodes)
+                          if key in labels[i] and any(converted.matches(o) for o in snapshot.pods_on(i))})
+        if all(labels[i].get(key) in domains for i in rejected):
+            continue
+        required = tuple(x for k, x in enumerate(affinity.required) if k != t)
+        copy = dataclasses.replace(pod, affinity=dataclasses.replace(
+            pod.affinity, pod_affinity=PodAffinity(required=required, preferred=affinity.preferred)))
+        count, examples = _verified(framework, copy)
+        where = (f"matches pods only in {key}={', '.join(domains)}" if domains
+                 else "matches no pod in the cluster")
+        out.append(Suggestion("InterPodAffinity", reason,
+                              f"required pod affinity term {t} ({_selector_text(term.label_selector)}, "
+                              f"topologyKey {key}) {where}: without it the pod fits {_plural(count, 'node')}",
+                              {"kind": "dropPodAffinityTerm", "term": t, "topologyKey": key,
+                               "domains": domains}, count, examples))
+    return out
+
+
+def _node_name(framework: Framework, snapshot: Snapshot, pod: Pod, statuses: NodeStatuses,
+               rejected: list[int]) -> list[Suggestion]:
+    """A pod pinned by ``spec.nodeName``: the only change is removing it."""
+    count, examples = _verified(framework, dataclasses.replace(pod, node_name=""))
+    missing = "" if pod.node_name in snapshot.node_index else ", which is not in the cluster"
+    return [Suggestion("NodeName", _reason_of(statuses, rejected),
+                       f"the pod is pinned to node {pod.node_name} (spec.nodeName){missing}; without "
+                       f"spec.nodeName it fits {_plural(count, 'node')}",
+                       {"kind": "dropNodeName", "nodeName": pod.node_name}, count, examples)]
+
+
+_Suggester = Callable[[Framework, Snapshot, Pod, NodeStatuses, list[int]], list[Suggestion]]
+#: The suggesters of plugins with no other arguments.
+_MORE: dict[str, _Suggester] = {"NodeUnschedulable": _unschedulable, "NodePorts": _host_ports,
+                                "PodTopologySpread": _spread, "NodeName": _node_name}
+
 def _blockers(framework: Framework, snapshot: Snapshot, pod: Pod, statuses: NodeStatuses) -> list[Blocker]:
-    """For each node InterPodAffinity rejects: the existing pods in its topology domain that the
-    pod's required anti-affinity selects, or whose own required anti-affinity selects the pod."""
+    """For each node InterPodAffinity rejects for anti-affinity: the existing pods in its topology
+    domain that the pod's required anti-affinity selects, or whose own required anti-affinity
+    selects the pod."""
     rejected = _rejected_by(snapshot, statuses, "InterPodAffinity")
     if not rejected:
         return []
@@ -612,7 +843,8 @@ def _blockers(framework: Framework, snapshot: Snapshot, pod: Pod, statuses: Node
         for (key, value), keys in blocking.items():
             if labels[i].get(key) == value:
                 pods += [k for k in keys if k not in pods]
-        out.append(Blocker(snapshot.node_names[i], pods))
+        if pods:  # a node rejected for the pod's own required affinity has none to name
+            out.append(Blocker(snapshot.node_names[i], pods))
     return out
 
 
@@ -684,4 +916,5 @@ def find_pod(state: ClusterState, key: str) -> tuple[Pod, str | None]:
 
 __all__ = ["Blocker", "Decision", "Explanation", "FullScoring", "NodeScore", "PluginScore",
            "RejectionGroup", "Suggestion", "TieBreak", "explain_pod", "find_pod", "fitting_nodes",
-           "format_amount", "less_requested", "replay_until", "suggest"]
+           "format_amount", "less_requested", "replay_until", "suggest", "with_host_port", "with_spread",
+           "without_node_affinity_expression"]

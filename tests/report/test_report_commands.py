@@ -34,7 +34,7 @@ POD_FILE = "web-pod.yaml"  # written into the test's folder; arguments name it a
 # (case, arguments, section headings, rows of each table in page order, figures)
 PAGES = [
     ("explain unschedulable", ["explain", "shop/payments-9f7c-p0"],
-     ["Rejected nodes (24 of 24)", "What would make it fit", "Preemption"], [5, 3], 0),
+     ["Rejected nodes (24 of 24)", "What would make it fit", "Preemption"], [5, 4], 0),
     ("explain scheduled", ["explain", "shop/postgres-2"], ["Weighted scores on the top 4 nodes"], [], 1),
     ("explain in-run, --top 2", ["explain", "shop/web-7d9f8c6b5-p2", "--in-run", "--top", "2"],
      ["Weighted scores on the top 2 nodes"], [], 1),
