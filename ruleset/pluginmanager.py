@@ -45,7 +45,6 @@ import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -72,6 +71,64 @@ LOAD_FAILED = "plugin-load-failed"
 NAME_CLASH = "plugin-name-clash"
 INVALID_ARGS_SCHEMA = "invalid-args-schema"
 API_VERSION = "plugin-api-version"
+
+
+def entry_points(*, group: str) -> Any:
+    """The installed entry points of ``group`` (``importlib.metadata.entry_points``).
+
+    Importing importlib.metadata (through the email package) and reading every distribution
+    costs a command about 20 ms; when :func:`_no_distribution_declares` ``group`` the answer is
+    known to be empty without it. (Tests fake third-party packages by replacing this function.)
+    """
+    if _no_distribution_declares(group):
+        return ()
+    from importlib.metadata import entry_points as installed
+
+    return installed(group=group)
+
+
+def _no_distribution_declares(group: str) -> bool:
+    """True only when certainly no distribution importlib.metadata would find declares entry
+    points of ``group``: every ``sys.path`` entry is a plain folder (or absent), importlib's own
+    finders are the only ones able to list distributions, and no ``*.dist-info`` or ``*.egg-info``
+    folder's ``entry_points.txt`` has a ``[group]`` section. Anything else (a zip or an egg on
+    the path, another finder, an unreadable file) answers False: then importlib.metadata decides."""
+    from importlib.machinery import PathFinder
+
+    if any(hasattr(finder, "find_distributions") and finder is not PathFinder for finder in sys.meta_path):
+        return False
+    for entry in sys.path:
+        folder = entry or "."
+        if not os.path.exists(folder):
+            continue
+        if not os.path.isdir(folder) or folder.lower().rstrip("/\\").endswith(".egg"):
+            return False
+        try:
+            children = os.listdir(folder)
+        except OSError:
+            return False
+        for child in children:
+            if not child.lower().endswith((".dist-info", ".egg-info")):
+                continue
+            path = os.path.join(folder, child, "entry_points.txt")
+            try:
+                with open(path, encoding="utf-8") as stream:
+                    text = stream.read()
+            except FileNotFoundError:
+                continue
+            except (OSError, UnicodeDecodeError):  # NotADirectoryError: an egg-info file holds none
+                if os.path.isdir(os.path.join(folder, child)):
+                    return False
+                continue
+            if group in _sections(text):
+                return False
+    return True
+
+
+def _sections(text: str) -> set[str]:
+    """The section names of an ``entry_points.txt``, read as importlib.metadata reads them."""
+    lines = (line.strip() for line in text.splitlines())
+    return {line.strip("[]") for line in lines if line.startswith("[") and line.endswith("]")}
 
 
 def autoload_disabled(environ: Mapping[str, str] | None = None) -> bool:

@@ -22,34 +22,99 @@ import importlib
 import os
 import sys
 
-from ruleset.errors import RulesetError, printable
+#: ``typing.TYPE_CHECKING`` without importing typing, which ``--help`` and ``--version`` do not need.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ruleset.errors import RulesetError
 
+#: Every command, in the order ``--help`` lists them: its name, the module of ``ruleset.cli`` that
+#: registers it, and its one-line help. ``--help``, ``--version`` and an unknown command are answered
+#: from this table alone, importing no command module (tests/test_startup_imports.py checks that
+#: each module registers exactly its row).
+COMMAND_TABLE: tuple[tuple[str, str, str], ...] = (
+    ("score", "score", "show how one pod filters and scores on every node"),
+    ("schedule", "schedule", "schedule every pending pod and report placements"),
+    ("selector", "selector", "check a label selector and test it against labels"),
+    ("validate", "validate", "check profile files (for CI and pre-commit)"),
+    ("show", "show", "print the effective profile after extends"),
+    ("schema", "schema", "print the JSON Schema of profiles (for editors)"),
+    ("export", "export", "write profiles as a KubeSchedulerConfiguration"),
+    ("import", "import_config", "turn a KubeSchedulerConfiguration or Policy into profiles"),
+    ("plugins", "plugins", "list the installed plugins, their extension points and args"),
+    ("new-plugin", "new_plugin", "scaffold a plugin package (pyproject, plugin module, tests, README)"),
+    ("versions", "versions", "list the Kubernetes releases ruleset models, or what one changes since 1.20"),
+    ("compare", "compare", "compare two profiles, or two Kubernetes releases, on the same pods"),
+    ("capacity", "capacity", "count how many more copies of a pod fit"),
+    ("test", "test_command", "run behavioural tests of profiles (for CI)"),
+    ("explain", "explain", "explain why a pod lands on its node, or why it fits none and what would make it "
+                           "fit"),
+)
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = ("score", "schedule", "selector", "validate", "show", "schema", "export", "import_config",
-            "plugins", "new_plugin", "versions", "compare", "capacity", "test_command", "explain")
+COMMANDS = tuple(module for _, module, _ in COMMAND_TABLE)
 #: Commands whose module is named otherwise (``import`` is a keyword; module names have no dashes).
-MODULE_OF = {"import": "import_config", "new-plugin": "new_plugin", "test": "test_command"}
+MODULE_OF = {name: module for name, module, _ in COMMAND_TABLE if name != module}
 #: Commands that load plugins: they take ``--plugin`` and report plugin load problems.
 LOADS_PLUGINS = frozenset({"score", "schedule", "validate", "show", "schema", "export", "import_config",
                            "plugins", "compare", "capacity", "test_command", "explain"})
+_NAMES = frozenset(name for name, _, _ in COMMAND_TABLE)
 
 
 class _VersionAction(argparse.Action):
-    """``--version``, looking the version up only when asked (importlib.metadata is slow to import)."""
+    """``--version``, looking the version up only when asked."""
 
     def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
                          help="show program's version number and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
-        from ruleset.jsonout import package_version
-
-        print(f"{parser.prog} {package_version('unknown')}")
+        print(f"{parser.prog} {installed_version('unknown')}")
         parser.exit()
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The ``ruleset`` parser; with ``only``, just that subcommand's module is imported and registered."""
+def installed_version(fallback: str) -> str:
+    """The installed ``ruleset`` distribution's version (as ``importlib.metadata.version`` reads it),
+    ``fallback`` when not installed.
+
+    The ``Version`` field is read from the first ``ruleset-*.dist-info/METADATA`` found along
+    ``sys.path``, where importlib.metadata looks first; importing importlib.metadata (through the
+    email package) alone costs more than the rest of ``ruleset --version``, so it is only the
+    fallback, for a distribution found elsewhere (a zip, an egg)."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in sorted(names):
+            base, dot, suffix = name.lower().rpartition(".")
+            if not (dot and suffix == "dist-info" and base.partition("-")[0] == "ruleset"):
+                continue
+            version = _metadata_version(os.path.join(entry or ".", name, "METADATA"))
+            if version is not None:
+                return version
+    from ruleset.jsonout import package_version
+
+    return package_version(fallback)
+
+
+def _metadata_version(path: str) -> str | None:
+    """The ``Version`` header of a core-metadata file, None when it cannot be read or has none."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            for line in stream:
+                if not line.strip():  # the headers end at the first blank line
+                    break
+                key, colon, value = line.partition(":")
+                if colon and key.strip().lower() == "version":
+                    return value.strip()
+    except (OSError, UnicodeDecodeError):
+        pass
+    return None
+
+
+def build_parser(only: str | None = None, *, static: bool = False) -> argparse.ArgumentParser:
+    """The ``ruleset`` parser; with ``only``, just that subcommand's module is imported and registered;
+    ``static``, every command from :data:`COMMAND_TABLE` with no arguments of its own (enough for
+    ``--help``, ``--version`` and a usage error naming no command: no command module is imported)."""
     parser = argparse.ArgumentParser(
         prog="ruleset",
         description="Turn TOML scheduling profiles into a Kubernetes-exact scheduler and run it on cluster "
@@ -57,7 +122,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_VersionAction)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in (only,) if only else COMMANDS:
+    if static:
+        for name, _, summary in COMMAND_TABLE:
+            subparsers.add_parser(name, help=summary)
+    for name in () if static else (only,) if only else COMMANDS:
         before = set(subparsers.choices)
         importlib.import_module(f"ruleset.cli.{name}").register(subparsers)
         if name in LOADS_PLUGINS:
@@ -80,6 +148,7 @@ def _run(args: argparse.Namespace) -> int:
     if not getattr(args, "loads_plugins", False):
         return int(args.func(args) or 0)
     from ruleset import pluginmanager
+    from ruleset.errors import printable
 
     with pluginmanager.local_plugins(args.plugin):
         registry = pluginmanager.load_registry()
@@ -114,12 +183,14 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     _tolerant_streams()
     argv = sys.argv[1:] if argv is None else list(argv)
-    # `ruleset validate …`: import only the command that runs (each module registers one command;
-    # the full parser is built for --help, --version, and anything that is not a command).
+    # `ruleset validate …`: import only the command that runs (each module registers one command);
+    # the full parser only when a command is named after something else (`--help score`).
     module = MODULE_OF.get(argv[0], argv[0]) if argv else None
     parser = build_parser(module) if module in COMMANDS else None
     if parser is None or argv[0] not in parser.commands:  # type: ignore[attr-defined]
-        parser = build_parser()
+        # With no command named anywhere, no subparser parses a word: the command table answers
+        # --help, --version and usage errors exactly as the full parser would.
+        parser = build_parser(static=not _NAMES.intersection(argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help/--version exit 0, usage errors exit 2
@@ -127,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
+    from ruleset.errors import RulesetError, printable  # not before: --help and --version need neither
+
     try:
         return _run(args)
     except RulesetError as exc:
@@ -151,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _internal_error(exc: Exception) -> int:
+    from ruleset.errors import printable
+
     print(f"error: internal error (a bug in ruleset; please report it with the command that caused it): "
           f"{printable(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)
     return 2

@@ -6,21 +6,23 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-import numpy as np
-
 from ruleset.errors import PLUGIN_FAULTS, describe_exception
 from ruleset.framework.args import ArgError, args_from_mapping, args_schema, args_to_mapping
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.nominator import Nominator
 from ruleset.framework.points import MAX_NODE_SCORE, MAX_TOTAL_SCORE, MIN_NODE_SCORE
-from ruleset.framework.results import FilterResult
 from ruleset.framework.status import Status
 from ruleset.framework.waiting import WaitingPod, WaitingPods
 from ruleset.hookspecs import hookimpl
 from ruleset.kversion import Target
 
 if TYPE_CHECKING:
+    # numpy (and results.py, which holds numpy arrays) only where plugins run, not where they are
+    # discovered or checked: importing this module must not cost numpy's import.
+    import numpy as np
+
     from ruleset.api.pod import Pod
+    from ruleset.framework.results import FilterResult
     from ruleset.framework.runtime import Framework
     from ruleset.snapshot import NodeInfo, NodeSet, Snapshot
 
@@ -248,6 +250,8 @@ class PerNodeFilter(Plugin):
     @hookimpl
     def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:
         # (None, "every node passes", is what a subclass may return when it can tell at once.)
+        from ruleset.framework.results import FilterResult
+
         return FilterResult.from_statuses([self.filter_node(state, pod, info) for info in nodes])
 
 
@@ -260,5 +264,7 @@ class PerNodeScore(Plugin):
 
     @hookimpl
     def ruleset_score(self, state: CycleState, pod: Pod, nodes: NodeSet) -> np.ndarray:
+        import numpy as np
+
         scores = (self.score_node(state, pod, info) for info in nodes)
         return np.fromiter(scores, dtype=np.int64, count=len(nodes))
