@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Container, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from ruleset import NodeSet
+from ruleset.api.pod import NodeSelectorTerm
 from ruleset.api.storage import (
     ANN_BOUND_BY_CONTROLLER,
     ObjectReference,
@@ -207,8 +209,25 @@ def volume_node_mask(volume: PersistentVolume, nodes: NodeSet) -> np.ndarray:
     empty terms and terms that do not parse never match; no node affinity matches all."""
     if volume.node_affinity is None:
         return np.ones(len(nodes), dtype=bool)
+    # Nodes and a volume's node affinity never change during a run: each distinct affinity is
+    # matched against every node once (local volumes share a few shapes), then indexed.
+    cache: dict[Any, np.ndarray] = nodes.snapshot.derive(_MASKS_KEY, lambda _snapshot: {})
+    try:
+        full = cache.get(volume.node_affinity)
+    except TypeError:  # an unhashable affinity (not from the decoder): match it directly
+        return _node_affinity_mask(volume.node_affinity, nodes)
+    if full is None:
+        full = cache[volume.node_affinity] = _node_affinity_mask(volume.node_affinity,
+                                                                 nodes.snapshot.all_nodes())
+    return full[nodes.indices]
+
+
+_MASKS_KEY = "volumebinding.node-affinity-masks"
+
+
+def _node_affinity_mask(terms: Sequence[NodeSelectorTerm], nodes: NodeSet) -> np.ndarray:
     out = np.zeros(len(nodes), dtype=bool)
-    for term in volume.node_affinity:
+    for term in terms:
         if is_empty_node_selector_term(term):
             continue
         parsed = parse_term(term)
