@@ -68,6 +68,8 @@ def _type_name(value: Any) -> str:
 def get_map(ctx: DecodeContext, obj: Any, key: str, path: str) -> dict:
     """``obj[key]`` as a mapping; absent or null gives ``{}``."""
     value = obj.get(key) if isinstance(obj, dict) else None
+    if value.__class__ is dict:  # the common case first: these run millions of times per snapshot
+        return value
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -79,6 +81,8 @@ def get_map(ctx: DecodeContext, obj: Any, key: str, path: str) -> dict:
 def get_list(ctx: DecodeContext, obj: Any, key: str, path: str) -> list:
     """``obj[key]`` as a sequence; absent or null gives ``[]``."""
     value = obj.get(key) if isinstance(obj, dict) else None
+    if value.__class__ is list:
+        return value
     if value is None:
         return []
     if not isinstance(value, list):
@@ -91,6 +95,8 @@ def get_str(ctx: DecodeContext, obj: Any, key: str, path: str, default: str = ""
             required: bool = False) -> str:
     """``obj[key]`` as a string."""
     value = obj.get(key) if isinstance(obj, dict) else None
+    if value.__class__ is str:
+        return value
     if value is None:
         if required:
             ctx.fail(path, "Required value", obj)
@@ -107,6 +113,8 @@ def get_str(ctx: DecodeContext, obj: Any, key: str, path: str, default: str = ""
 def get_int(ctx: DecodeContext, obj: Any, key: str, path: str, default: int | None = None) -> int | None:
     """``obj[key]`` as an integer."""
     value = obj.get(key) if isinstance(obj, dict) else None
+    if value.__class__ is int:
+        return value
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int):
@@ -120,6 +128,8 @@ def get_int(ctx: DecodeContext, obj: Any, key: str, path: str, default: int | No
 def get_bool(ctx: DecodeContext, obj: Any, key: str, path: str, default: bool = False) -> bool:
     """``obj[key]`` as a boolean."""
     value = obj.get(key) if isinstance(obj, dict) else None
+    if value.__class__ is bool:
+        return value
     if value is None:
         return default
     if not isinstance(value, bool):
@@ -133,6 +143,9 @@ def get_string_map(ctx: DecodeContext, obj: Any, key: str, path: str) -> dict[st
     raw = get_map(ctx, obj, key, path)
     out: dict[str, str] = {}
     for k, v in raw.items():
+        if v.__class__ is str and k.__class__ is str:
+            out[k] = v
+            continue
         if v is None:
             v = ""
         if isinstance(v, bool) or not isinstance(v, (str, int, float)):

@@ -36,7 +36,7 @@ from ruleset.api.workloads import (
 )
 from ruleset.errors import Problem, RulesetError
 from ruleset.manifests.model import Cluster, RawObject, stored
-from ruleset.reading import CLUSTER, Limits, decode_utf8, load_json, load_yaml, read_file
+from ruleset.reading import CLUSTER, Limits, decode_utf8, load_json, load_yaml, paused_gc, read_file
 from ruleset.workloads import WORKLOAD_KINDS
 
 #: Kinds decoded into the snapshot, and the :class:`Cluster` list each goes to.
@@ -168,7 +168,16 @@ def collect_documents(documents: Iterable[tuple[int, Any]], file: str | None, pr
     pods (and, for ``role="pods"``, workloads) go to ``pod_sources`` raw, in input order.
 
     ``api_checks=False`` leaves out the API server's checks and admission, for objects built
-    the way upstream's unit tests build them."""
+    the way upstream's unit tests build them.
+
+    The cyclic GC is paused meanwhile (:func:`~ruleset.reading.paused_gc`): ``documents`` is
+    usually :func:`read_documents`, parsing as it is consumed here."""
+    with paused_gc():
+        return _collect(documents, file, problems, api_checks, role)
+
+
+def _collect(documents: Iterable[tuple[int, Any]], file: str | None, problems: list[Problem],
+             api_checks: bool, role: str) -> Cluster:
     cluster = Cluster()
     for index, doc in documents:
         for kind, raw in _objects(doc):
