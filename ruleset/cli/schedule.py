@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from ruleset.cli.common import add_run_arguments, parse_scale, report_ignored_fields, report_notes, root_of
+from ruleset.cli.report_option import add_report_arguments, report_target, write_report
 
 
 def register(subparsers: Any) -> None:
@@ -27,10 +27,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--all", action="store_true", help="text output: list every placement")
     parser.add_argument("--nodes", action="store_true",
                         help="text output: every node's utilisation (default: the most and least loaded)")
-    parser.add_argument("--report", metavar="FILE.html",
-                        help="also write a self-contained HTML report (score heatmap, utilisation, zones, "
-                             "placements); needs matplotlib: pip install 'ruleset[report]'")
-    parser.add_argument("--force", action="store_true", help="let --report overwrite an existing file")
+    add_report_arguments(parser, "score heatmap, utilisation, zones, placements")
     parser.set_defaults(func=run)
 
 
@@ -43,14 +40,8 @@ def run(args: argparse.Namespace) -> int:
     from ruleset.scheduler import schedule_all
 
     scale = parse_scale(args.scale)
-    recorder, report = None, None
-    if args.report is not None:  # fail before the run, not after it
-        from ruleset.cli.output import refuse_existing
-        from ruleset.report.charts import require_matplotlib
-
-        report = Path(args.report)
-        refuse_existing([report], args.force)
-        require_matplotlib(f"--report {args.report}")
+    recorder = None
+    report = report_target(args)  # fails before the run, not after it
     with progress("reading manifests", None) as reading:
         frameworks, state = prepare_profiles(args.profile, args.cluster, args.pods, root_of(args),
                                              seed=args.seed, scale=scale,
@@ -69,10 +60,9 @@ def run(args: argparse.Namespace) -> int:
     document = schedule_json(result, before=before, after=usage_json(state.snapshot))
     document["ignoredPodFields"] = ignored
     if report is not None and recorder is not None:
-        from ruleset.cli.output import write_atomic
         from ruleset.report.schedule import schedule_report
 
-        write_atomic(report, schedule_report(document, recorder.to_json()), force=args.force)
+        write_report(report, schedule_report(document, recorder.to_json()), args.force)
     if args.output == "json":
         print_json(document, plugin_problems=True)
     else:
