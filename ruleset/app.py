@@ -16,10 +16,9 @@ from ruleset.framework.nominator import Nominator
 from ruleset.framework.plugin import Handle
 from ruleset.framework.runtime import Framework
 from ruleset.kversion import Target
-from ruleset.manifests import Cluster, ScaleRequest, load_manifests
+from ruleset.manifests import Cluster, ScaleRequest, load_manifests, loading_gc
 from ruleset.pluginmanager import PluginRegistry, load_registry
 from ruleset.profile.loader import ProfileCheck, check_profile_argument, check_scheduler_names
-from ruleset.reading import paused_gc
 from ruleset.scheduler import Scheduler, ScheduleResult, SchedulingQueue, nominate_pending
 from ruleset.snapshot.state import ClusterState
 
@@ -42,8 +41,9 @@ def load_state(cluster_files: Sequence[str] | None, pod_files: Sequence[str] | N
     name (``score --pod`` on a copy of a pending pod), instead of being a duplicate.
 
     The cyclic garbage collector is paused meanwhile: reading builds a large graph of objects
-    and no cycles, and its passes over that graph were a fifth of a big snapshot's load time."""
-    with paused_gc():
+    and no cycles, and its passes over that graph were a fifth of a big snapshot's load time
+    (:func:`~ruleset.manifests.loading_gc`: what the load made is counted as old at the end)."""
+    with loading_gc():
         cluster = load_cluster(cluster_files, pod_files, seed=seed, scale=scale, on_file=on_file,
                                target=target)
         if replace and pod_files:

@@ -188,6 +188,8 @@ def build_cluster_state(cluster: Cluster, target: Target | None = None) -> Clust
                          newer_fields=Counter(cluster.newer_fields),
                          read=Counter({k: cluster.kinds[k] for k in STORAGE_KINDS if cluster.kinds[k]}),
                          created=Counter(cluster.created), bound=bound)
+    placed: list[Pod] = []
+    places: list[int] = []
     for pod in cluster.pods:
         error = resolve_priority(pod, classes, default)
         # Priority refuses in the mutating phase, before the other plugins' refusals.
@@ -199,13 +201,15 @@ def build_cluster_state(cluster: Cluster, target: Target | None = None) -> Clust
                 continue
             if error:
                 state.notes["Pod (placed, unknown PriorityClass, priority 0)"] += 1
-            snapshot.add_pod(pod, index)
+            placed.append(pod)
+            places.append(index)
         elif pod.terminating:
             state.notes["Pod (pending and being deleted)"] += 1
         else:
             if error:
                 state.pod_errors[pod] = error
             state.pending.append(pod)
+    snapshot.add_pods(placed, places)
     if storage.is_empty():
         mounting = sum(1 for pod in state.pending if pod_claims(pod.meta.name, pod.volumes))
         if mounting:

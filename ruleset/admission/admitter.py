@@ -9,10 +9,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from ruleset.admission import label_keys, limitranger, runtimeclass
-from ruleset.admission.defaults import default_pod
+from ruleset.admission.defaults import (
+    CONTAINER_LISTS,
+    DEFAULT_NAMESPACE,
+    DEFAULT_SCHEDULER_NAME,
+    NAMESPACE,
+    SCHEDULER_NAME,
+    default_pod,
+)
 from ruleset.admission.names import NameGenerator
 from ruleset.admission.objects import LimitRange, RuntimeClass
-from ruleset.admission.raw import Editor, get_dict, scalar_text
+from ruleset.admission.raw import Editor, get_dict, located_copy, new_map_like, scalar_text
 from ruleset.admission.tolerations import missing_default_tolerations, toleration_dict
 from ruleset.gofmt import go_quote
 from ruleset.reading import LocatedDict, LocatedList
@@ -25,14 +32,17 @@ RUNTIME_CLASS_OVERHEAD = "RuntimeClass overhead"
 RUNTIME_CLASS_SCHEDULING = "RuntimeClass scheduling"
 RUNTIME_CLASS_MISSING = "RuntimeClass not in snapshot"
 REFUSED = "refused"
+#: Whether a stored pod of the usual shape is defaulted without an :class:`Editor`
+#: (:meth:`Admission._admit_stored`, the same result); tests turn it off to compare.
+STORED_FAST_PATH = True
 
 
 @dataclass
 class Admitted:
     """One pod after admission."""
 
-    #: The pod as stored: a new dict (the input is untouched). For a refused pod, the pod as
-    #: it was when refused.
+    #: The pod as stored: a new dict when admission changed it (the input is untouched), else
+    #: possibly the input itself. For a refused pod, the pod as it was when refused.
     raw: Any
     #: Admission's refusal (the API server's Forbidden message); the pod is never stored.
     error: str | None = None
@@ -58,6 +68,10 @@ class Admission:
         defaulting the API server also applies on reading runs, not the admission plugins."""
         if not isinstance(raw, dict):
             return Admitted(raw)
+        if created and STORED_FAST_PATH:
+            stored = self._admit_stored(raw)
+            if stored is not None:
+                return stored
         editor = Editor()
         pod = editor.root(raw)
         changes = default_pod(editor, pod)
@@ -70,6 +84,33 @@ class Admission:
         name, namespace = scalar_text(meta.get("name")), scalar_text(meta.get("namespace"))
         if name and namespace is not None:
             self._names.take(namespace, name)
+        return Admitted(pod)
+
+    def _admit_stored(self, raw: dict) -> Admitted | None:
+        """A stored pod's defaulting without an :class:`Editor`, for the usual pod: no host
+        network, and every container limit already requested. Then only ``schedulerName``
+        and the namespace can be defaulted: the pod (and its ``spec`` or ``metadata``) is
+        copied when one is, else it is the input itself (nothing changes it afterwards). None
+        for any other pod (:func:`default_pod` defaults it)."""
+        spec, meta = raw.get("spec"), raw.get("metadata")
+        if isinstance(spec, dict) and (spec.get("hostNetwork") is True or _limits_unrequested(spec)):
+            return None
+        pod = raw
+        if (spec is None or isinstance(spec, dict)) and _blank(spec.get("schedulerName") if spec else None):
+            pod = located_copy(raw)
+            own = pod["spec"] = located_copy(spec) if spec is not None else new_map_like(pod)
+            own["schedulerName"] = DEFAULT_SCHEDULER_NAME
+            self.counts[SCHEDULER_NAME] += 1
+        if (meta is None or isinstance(meta, dict)) and _blank(meta.get("namespace") if meta else None):
+            if pod is raw:
+                pod = located_copy(raw)
+            meta = pod["metadata"] = located_copy(meta) if meta is not None else new_map_like(pod)
+            meta["namespace"] = DEFAULT_NAMESPACE
+            self.counts[NAMESPACE] += 1
+        if isinstance(meta, dict):
+            name, namespace = scalar_text(meta.get("name")), scalar_text(meta.get("namespace"))
+            if name and namespace is not None:
+                self._names.take(namespace, name)
         return Admitted(pod)
 
     def _admit_new(self, editor: Editor, pod: dict, changes: set[str]) -> str | None:
@@ -123,6 +164,32 @@ class Admission:
             return False
         editor.own(pod, "metadata")["name"] = self._names.generate(namespace, base)
         return True
+
+
+def _blank(value: Any) -> bool:
+    return value is None or value == ""
+
+
+def _limits_unrequested(spec: dict) -> bool:
+    """Whether a container of ``spec`` has a limit its requests do not name (``SetDefaults_Pod``
+    may then request it)."""
+    for key in CONTAINER_LISTS:
+        containers = spec.get(key)
+        if not isinstance(containers, list):
+            continue
+        for container in containers:
+            resources = container.get("resources") if isinstance(container, dict) else None
+            limits = resources.get("limits") if isinstance(resources, dict) else None
+            if not limits or not isinstance(limits, dict):
+                continue
+            requests = resources.get("requests")  # type: ignore[union-attr]
+            if requests is None:
+                return True
+            if isinstance(requests, dict):
+                for k in limits:
+                    if k not in requests:
+                        return True
+    return False
 
 
 def _add_default_tolerations(editor: Editor, pod: dict) -> bool:

@@ -18,6 +18,11 @@ from ruleset.quantity import QuantityError, coerce_quantity
 from ruleset.reading import LocatedDict as LocatedDict
 from ruleset.reading import LocatedList as LocatedList
 
+#: Whether decoders take their fast paths for well-formed objects (pods, metadata, resource
+#: lists): each gives exactly what the checking path gives, and hands anything unusual, or
+#: anything with a problem, to it. Tests turn it off to compare the two.
+FAST_PATHS = True
+
 
 def line_of(container: Any, key: Any = None) -> int | None:
     """Best-known 1-based line of ``container[key]`` (or of the container itself)."""

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from ruleset.api import decode as _decode
 from ruleset.api.decode import (
     DecodeContext,
     get_bool,
@@ -108,7 +109,12 @@ def decode_timestamp(ctx: DecodeContext, obj: Any, key: str, path: str) -> float
 
 
 def decode_meta(ctx: DecodeContext, raw: Any, namespaced: bool, kind: str) -> ObjectMeta:
-    """Read ``metadata``; a missing name is a problem (objects are keyed by it)."""
+    """Read ``metadata``; a missing name is a problem (objects are keyed by it). The usual
+    well-formed metadata takes :func:`known_meta` when the decoders' fast paths are on."""
+    if _decode.FAST_PATHS and isinstance(raw, dict):
+        known = known_meta(ctx, raw, namespaced, kind)
+        if known is not None:
+            return known
     meta = get_map(ctx, raw, "metadata", "metadata")
     name = get_str(ctx, meta, "name", "metadata.name")
     if not name:
@@ -140,6 +146,104 @@ def decode_meta(ctx: DecodeContext, raw: Any, namespaced: bool, kind: str) -> Ob
         deletion_timestamp=decode_timestamp(ctx, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
         origin=Origin(file=ctx.file, line=line_of(raw), document=ctx.document),
     )
+
+
+def string_map(value: Any) -> dict[str, str] | None:
+    """A copy of a mapping of strings to strings as ``get_string_map`` gives it (``{}`` for
+    null); None for anything else."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        return None
+    for k, v in value.items():
+        if k.__class__ is not str or v.__class__ is not str:
+            return None
+    return dict(value)
+
+
+def known_meta(ctx: DecodeContext, raw: dict, namespaced: bool, kind: str) -> ObjectMeta | None:
+    """What :func:`decode_meta` gives for the usual well-formed ``metadata`` (a name, string
+    fields, string labels and annotations, owner references of strings, RFC 3339 timestamps
+    as text), without a problem; None for anything else (decode it then)."""
+    meta = raw.get("metadata")
+    if not isinstance(meta, dict):
+        return None
+    get = meta.get
+    name = get("name")
+    uid = get("uid")
+    if name.__class__ is not str or not name or (uid is not None and uid.__class__ is not str):
+        return None
+    refs, created, deleted = get("ownerReferences"), get("creationTimestamp"), get("deletionTimestamp")
+    refs = () if refs is None else _owner_references(refs)
+    if created is not None:
+        created = _timestamp(created)
+    if deleted is not None:
+        deleted = _timestamp(deleted)
+    if refs is None or created is _BAD or deleted is _BAD:
+        return None
+    namespace = ""
+    if namespaced:
+        written = get("namespace")
+        if written is not None and written.__class__ is not str:
+            return None
+        namespace = written or "default"
+    labels, annotations = get("labels"), get("annotations")
+    labels = {} if labels is None else string_map(labels)
+    annotations = {} if annotations is None else string_map(annotations)
+    if labels is None or annotations is None:
+        return None
+    line = line_of(raw)
+    origin = _ORIGINS.get((ctx.file, ctx.document)) if line is None else None
+    if origin is None:
+        origin = Origin(file=ctx.file, line=line, document=ctx.document)
+        if line is None and len(_ORIGINS) < _MAX_ORIGINS:
+            _ORIGINS[(ctx.file, ctx.document)] = origin
+    return ObjectMeta(name=name, namespace=namespace, uid=uid or f"{kind}/{namespace}/{name}", labels=labels,
+                      annotations=annotations, owner_references=refs,
+                      creation_timestamp=created, deletion_timestamp=deleted,  # type: ignore[arg-type]
+                      origin=origin)
+
+
+#: Origins without a line (JSON: every object of a document has the same one), shared: they
+#: are immutable, and a snapshot would otherwise hold one per object.
+_ORIGINS: dict[tuple[str | None, int | None], Origin] = {}
+_MAX_ORIGINS = 1024
+
+
+_BAD = object()
+
+
+def _timestamp(value: Any) -> object:
+    """A timestamp as :func:`decode_timestamp` reads text (None when absent); ``_BAD`` for
+    anything else."""
+    if value is None:
+        return None
+    if value.__class__ is not str:
+        return _BAD
+    seconds = parse_timestamp(value)
+    return _BAD if seconds is None else seconds
+
+
+def _owner_references(value: Any) -> tuple[OwnerReference, ...] | None:
+    """Owner references of string fields (and a boolean ``controller``) as :func:`decode_meta`
+    reads them; None for anything else."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        return None
+    refs = []
+    for ref in value:
+        if not isinstance(ref, dict):
+            return None
+        kind, name, uid, controller = ref.get("kind"), ref.get("name"), ref.get("uid"), ref.get("controller")
+        if ((kind is not None and kind.__class__ is not str)
+                or (name is not None and name.__class__ is not str)
+                or (uid is not None and uid.__class__ is not str)
+                or (controller is not None and controller.__class__ is not bool)):
+            return None
+        refs.append(OwnerReference(kind=kind or "", name=name or "", uid=uid or "",
+                                   controller=bool(controller)))
+    return tuple(refs)
 
 
 def decode_requirements(ctx: DecodeContext, raw: Any, key: str,

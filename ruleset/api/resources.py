@@ -55,9 +55,27 @@ def is_scalar_resource(name: str) -> bool:
     )
 
 
+#: ``id(quantity) -> (quantity, MilliValue(), Value())`` for the quantities seen first: decoding
+#: shares one Fraction among every pod that wrote the same text, so a snapshot counts the same
+#: few again and again. The entry holds the quantity, so its id is not reused while it is kept.
+_UNITS: dict[int, tuple[Fraction, int, int]] = {}
+_MAX_UNITS = 4096
+
+
+def _units(quantity: Fraction) -> tuple[Fraction, int, int]:
+    entry = _UNITS.get(id(quantity))
+    if entry is None or entry[0] is not quantity:
+        entry = (quantity, milli_value_of(quantity), value_of(quantity))
+        if len(_UNITS) >= _MAX_UNITS:
+            _UNITS.clear()  # the ones in use now come back on their next read
+        _UNITS[id(quantity)] = entry
+    return entry
+
+
 def scaled(name: str, quantity: Fraction) -> int:
     """A quantity in the scheduler's unit for ``name`` (millicores for CPU)."""
-    return milli_value_of(quantity) if name == CPU else value_of(quantity)
+    entry = _units(quantity)
+    return entry[1] if name == CPU else entry[2]
 
 
 def tracked(name: str) -> bool:
@@ -68,8 +86,12 @@ def tracked(name: str) -> bool:
 def add_into(total: dict[str, int], requests: Mapping[str, Fraction]) -> None:
     """``Resource.Add``: add a resource list into ``total``."""
     for name, quantity in requests.items():
-        if tracked(name):
-            total[name] = wrap_int64(total.get(name, 0) + scaled(name, quantity))
+        if name in _BASIC or tracked(name):
+            entry = _units(quantity)
+            total[name] = wrap_int64(total.get(name, 0) + (entry[1] if name == CPU else entry[2]))
+
+
+_BASIC = frozenset((CPU, MEMORY, EPHEMERAL_STORAGE))
 
 
 def max_into(total: dict[str, int], requests: Mapping[str, Fraction]) -> None:
@@ -87,9 +109,9 @@ def non_zero(name: str, requests: Mapping[str, Fraction]) -> int:
     The default applies only when the key is absent: an explicit ``cpu: 0`` stays 0.
     """
     if name == CPU:
-        return milli_value_of(requests[CPU]) if CPU in requests else DEFAULT_MILLI_CPU_REQUEST
+        return _units(requests[CPU])[1] if CPU in requests else DEFAULT_MILLI_CPU_REQUEST
     if name == MEMORY:
-        return value_of(requests[MEMORY]) if MEMORY in requests else DEFAULT_MEMORY_REQUEST
+        return _units(requests[MEMORY])[2] if MEMORY in requests else DEFAULT_MEMORY_REQUEST
     if name == EPHEMERAL_STORAGE or is_scalar_resource(name):
         return value_of(requests[name]) if name in requests else 0
     return 0
@@ -285,8 +307,12 @@ def _v120_requests(pod: Pod) -> dict[str, int]:
 
 def _v120_non_zero(pod: Pod) -> tuple[int, int]:
     """``calculateResource``'s (non0CPU, non0Mem) for node accounting (1.20, int64 sums)."""
-    cpu = wrap_int64(sum(non_zero(CPU, c.requests) for c in pod.containers))
-    mem = wrap_int64(sum(non_zero(MEMORY, c.requests) for c in pod.containers))
+    cpu = mem = 0
+    for c in pod.containers:
+        requests = c.requests
+        cpu += _units(requests[CPU])[1] if CPU in requests else DEFAULT_MILLI_CPU_REQUEST
+        mem += _units(requests[MEMORY])[2] if MEMORY in requests else DEFAULT_MEMORY_REQUEST
+    cpu, mem = wrap_int64(cpu), wrap_int64(mem)
     for c in pod.init_containers:
         cpu = max(cpu, non_zero(CPU, c.requests))
         mem = max(mem, non_zero(MEMORY, c.requests))

@@ -44,6 +44,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from ruleset.api import decode as _decode
 from ruleset.api import resources as res
 from ruleset.api.decode import DecodeContext, get_int, get_map
 from ruleset.gofmt import go_quote
@@ -198,7 +199,14 @@ def decode_resource_list(ctx: DecodeContext, obj: Any, key: str, path: str) -> d
     (``ValidateNodeResources``), container ``resources.requests`` and ``.limits``
     (``ValidateResourceRequirements``) and ``spec.overhead`` (``validateOverhead``). A
     refused quantity is left out of the result.
+
+    A list whose every entry was accepted before is taken from the memo
+    (:func:`known_resource_list`) when the decoders' fast paths are on.
     """
+    if _decode.FAST_PATHS:
+        known = known_resource_list(obj.get(key) if isinstance(obj, dict) else None, ctx.api_checks)
+        if known is not None:
+            return known
     raw = get_map(ctx, obj, key, path)
     out: dict[str, Fraction] = {}
     for name_key, value in raw.items():
@@ -218,6 +226,7 @@ def decode_resource_list(ctx: DecodeContext, obj: Any, key: str, path: str) -> d
         ok = True
         if not validating(ctx):
             out[name] = quantity
+            _remember_quantity(False, name_key, value, quantity)
             continue
         if quantity < 0:
             ctx.fail(field_path, invalid(_written(value), IS_NEGATIVE_ERROR_MSG), raw, name_key)
@@ -227,10 +236,61 @@ def decode_resource_list(ctx: DecodeContext, obj: Any, key: str, path: str) -> d
             ok = False
         if ok:
             out[name] = quantity
+            _remember_quantity(True, name_key, value, quantity)
+    return out
+
+
+#: Resource-list entries :func:`decode_resource_list` accepted without a problem, by whether
+#: it validated: name -> text -> quantity. A snapshot repeats a few (``cpu: 100m``) for every
+#: container, and :func:`known_resource_list` reads those without parsing or checking again.
+_ACCEPTED: tuple[dict[str, dict[str, Fraction]], dict[str, dict[str, Fraction]]] = ({}, {})
+_ACCEPTED_SIZE = [0]
+#: At most this many texts are remembered (a snapshot has a few dozen; the rest are parsed).
+MAX_REMEMBERED_QUANTITIES = 8192
+
+
+def _remember_quantity(validated: bool, name: object, value: object, quantity: Fraction) -> None:
+    if (name.__class__ is not str or value.__class__ is not str
+            or _ACCEPTED_SIZE[0] >= MAX_REMEMBERED_QUANTITIES):
+        return
+    texts = _ACCEPTED[validated].setdefault(name, {})
+    if value not in texts:
+        texts[value] = quantity
+        _ACCEPTED_SIZE[0] += 1
+
+
+def known_resource_list(value: Any, validated: bool) -> dict[str, Fraction] | None:
+    """The resource list :func:`decode_resource_list` gives for ``value`` (an ``obj[key]``) with
+    no problem, when every entry is one it has accepted before (a string it parsed and checked);
+    None otherwise (decode it then). Absent or null is ``{}``."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        return None
+    accepted = _ACCEPTED[validated]
+    out: dict[str, Fraction] = {}
+    for name, text in value.items():
+        texts = accepted.get(name)
+        if texts is None or text.__class__ is not str:
+            return None
+        quantity = texts.get(text)
+        if quantity is None:
+            return None
+        out[name] = quantity
     return out
 
 
 # --- labels -----------------------------------------------------------------------------------
+
+def labels_valid(raw: dict) -> bool:
+    """Whether :func:`check_labels` finds nothing in ``raw`` (a mapping), for mappings whose keys
+    and values are all strings; False for any other (check those)."""
+    for k, v in raw.items():
+        if (k.__class__ is not str or v.__class__ is not str or qualified_name_errors(k)
+                or label_value_errors(v)):
+            return False
+    return True
+
 
 def check_labels(ctx: DecodeContext, obj: Any, key: str, path: str) -> None:
     """``ValidateLabels`` (apimachinery ``pkg/apis/meta/v1/validation``) on ``obj[key]``: each key

@@ -156,7 +156,9 @@ def _taken_names(sources: Sequence[RawObject]) -> list[str]:
 def _create(cluster: Cluster, admission: Admission, source: RawObject, raw: Any, created: bool,
             problems: list[Problem], fresh: list[Pod]) -> Pod | None:
     error = None
-    cluster.newer_fields.update(newer_fields(raw))
+    newer = newer_fields(raw)
+    if newer:
+        cluster.newer_fields.update(newer)
     if source.api_checks:
         admitted = admission.admit(raw, created=created)
         raw, error = admitted.raw, admitted.error
