@@ -7,10 +7,13 @@ row marked dead and is revived in place when added back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ruleset.api.pod import Pod
 from ruleset.labels import LabelTable
+from ruleset.quantity import wrap_int64
 
 
 class _Column:
@@ -40,9 +43,15 @@ class PodTable:
         self._terminating = _Column(np.bool_, False, capacity)
         self._alive = _Column(np.bool_, False, capacity)
         self._has_affinity = _Column(np.bool_, False, capacity)
+        #: ``status.startTime`` (inf when unset) and the order rows joined their node's pod list.
+        self._start = _Column(np.float64, np.inf, capacity)
+        self._seq = _Column(np.int64, 0, capacity)
+        self._next_seq = 0
         self._columns = (self._node, self._namespace, self._priority, self._terminating, self._alive,
-                         self._has_affinity)
+                         self._has_affinity, self._start, self._seq)
         self.labels = LabelTable(capacity=capacity)
+        #: Each resource's request per row, built on first use (:meth:`requests`), then kept.
+        self._requests: dict[str, _Column] | None = None
         self.pods: list[Pod] = []
         self.row_of: dict[Pod, int] = {}
         self.namespaces: dict[str, int] = {}
@@ -66,7 +75,7 @@ class PodTable:
         if row is None:
             if self._size == self._capacity:
                 self._capacity *= 2
-                for column in self._columns:
+                for column in self._all_columns():
                     column.grow(self._capacity, self._size)
             row = self._size
             self._size += 1
@@ -87,7 +96,71 @@ class PodTable:
         affinity = pod.affinity
         self._has_affinity.data[row] = (affinity.pod_affinity is not None
                                         or affinity.pod_anti_affinity is not None)
+        self._start.data[row] = np.inf if pod.start_time is None else pod.start_time
+        self._seq.data[row] = self._next_seq
+        self._next_seq += 1
+        if self._requests is not None:
+            self._write_requests(row, pod)
         return row
+
+    def _all_columns(self) -> tuple[_Column, ...]:
+        return self._columns if self._requests is None else (*self._columns, *self._requests.values())
+
+    def _write_requests(self, row: int, pod: Pod) -> None:
+        assert self._requests is not None
+        for name, value in pod.requests.items():
+            column = self._requests.get(name)
+            if column is None:
+                column = self._requests[name] = _Column(np.int64, 0, self._capacity)
+            column.data[row] = wrap_int64(value)
+
+    def requests(self) -> dict[str, np.ndarray]:
+        """Each resource some pod requests -> every row's request of it (int64, wrapped as the
+        snapshot's sums are; a dead row keeps its pod's)."""
+        if self._requests is None:
+            self._requests = {}
+            for row, pod in enumerate(self.pods):
+                self._write_requests(row, pod)
+        return {name: column.data[: self._size] for name, column in self._requests.items()}
+
+    def extend(self, pods: Sequence[Pod], nodes: Sequence[int]) -> None:
+        """:meth:`add` of each of ``pods`` (none in the table yet) on its node of ``nodes``, the
+        columns written once: the same table as adding them one by one."""
+        start = self._size
+        end = start + len(pods)
+        if end > self._capacity:
+            while self._capacity < end:
+                self._capacity *= 2
+            for column in self._all_columns():
+                column.grow(self._capacity, self._size)
+        row_of, intern, append_labels = self.row_of, self._intern_namespace, self.labels.append
+        namespaces = []
+        for row, pod in enumerate(pods, start):
+            row_of[pod] = row
+            append_labels(pod.labels)
+            namespaces.append(intern(pod.namespace))
+        self.pods.extend(pods)
+        self._size = end
+        if self._requests is not None:
+            for row, pod in enumerate(pods, start):
+                self._write_requests(row, pod)
+        self._node.data[start:end] = nodes
+        self._namespace.data[start:end] = namespaces
+        self._priority.data[start:end] = [pod.priority for pod in pods]
+        self._terminating.data[start:end] = [pod.meta.deletion_timestamp is not None for pod in pods]
+        self._alive.data[start:end] = True
+        self._start.data[start:end] = [np.inf if pod.start_time is None else pod.start_time for pod in pods]
+        self._seq.data[start:end] = np.arange(self._next_seq, self._next_seq + len(pods))
+        self._next_seq += len(pods)
+        self._has_affinity.data[start:end] = [pod.affinity.pod_affinity is not None
+                                              or pod.affinity.pod_anti_affinity is not None for pod in pods]
+
+    def renumber(self, pods: list[Pod]) -> None:
+        """Give ``pods`` (a node's pod list, restored in its order) their list order again."""
+        row_of, seq = self.row_of, self._seq.data
+        for pod in pods:
+            seq[row_of[pod]] = self._next_seq
+            self._next_seq += 1
 
     def remove(self, pod: Pod) -> int:
         """Take ``pod`` off its node; returns its (now dead) row."""
@@ -123,6 +196,16 @@ class PodTable:
     @property
     def alive(self) -> np.ndarray:
         return self._alive.data[: self._size]
+
+    @property
+    def start(self) -> np.ndarray:
+        """``status.startTime`` of every row (seconds; inf when unset, as "started now")."""
+        return self._start.data[: self._size]
+
+    @property
+    def seq(self) -> np.ndarray:
+        """Rows of one node in the order of its pod list (``Snapshot.pods_on``) have increasing values."""
+        return self._seq.data[: self._size]
 
     @property
     def has_affinity(self) -> np.ndarray:
