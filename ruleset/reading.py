@@ -87,6 +87,7 @@ from yaml.events import (
 )
 from yaml.nodes import ScalarNode
 
+from ruleset import native_yaml
 from ruleset.errors import Problem, RulesetError
 
 if sys.version_info >= (3, 11):
@@ -914,7 +915,19 @@ def load_yaml(text: str, file: str | None, limits: Limits, *, located: bool = Tr
     error comes before its children's; it constructs merged pairs before a mapping's own,
     which can make it report another of them). What crashed PyYAML's constructors (``!!int
     abc``, ``2020-13-01``, ``!!map`` on a scalar) is a located construction error here.
+
+    A large located stream may be read by the native parser instead (:mod:`ruleset.native_yaml`,
+    when installed), only where that gives exactly these documents and lines.
     """
+    if located and loader is None and len(text) >= native_yaml.MIN_BYTES and native_yaml.available():
+        # A large stream in the subset the native parser reads exactly as this path does (else
+        # None, and this path reads it, limits and error positions included): see native_yaml.
+        documents = native_yaml.load_documents(text, LocatedDict, LocatedList, limits.max_depth)
+        if documents is not None:
+            for index in range(len(documents)):
+                document, documents[index] = documents[index], None  # the caller decides what stays
+                yield document
+            return
     try:
         yield from _Builder(file, limits, located).run(text, loader or _FAST_LOADER)
     except yaml.MarkedYAMLError as exc:
