@@ -1,7 +1,7 @@
 """Large YAML streams through a native parser (fastyaml-rs), located and read exactly as the
 PyYAML path reads them, or not at all.
 
-:func:`ruleset.reading.load_yaml` calls :func:`load_documents` for a stream over
+:func:`ruleset.yaml_reading.load_yaml` calls :func:`load_documents` for a stream over
 :data:`MIN_BYTES` when ``fast_yaml`` (``pip install ruleset[fast]``) is installed. It returns the
 documents, built as the PyYAML path builds them (:class:`~ruleset.reading.LocatedDict` and
 :class:`~ruleset.reading.LocatedList` with the line of every key, item and collection), or None:

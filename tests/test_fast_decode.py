@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 import yaml
 
-from ruleset import reading
+from ruleset import reading, yaml_reading
 from ruleset.admission import admitter
 from ruleset.admission.admitter import Admission
 from ruleset.api import decode as api_decode
@@ -271,7 +271,7 @@ def test_random_pods_decode_the_same(api_checks: bool) -> None:
 
 def _yaml_documents(manifests: list[dict[str, Any]]) -> list[Any]:
     text = yaml.safe_dump_all(manifests, sort_keys=False)
-    return list(reading.load_yaml(text, "pods.yaml", reading.CLUSTER))
+    return list(yaml_reading.load_yaml(text, "pods.yaml", reading.CLUSTER))
 
 
 def test_random_pods_from_yaml_decode_the_same() -> None:

@@ -21,7 +21,8 @@ import pytest
 from ruleset import native_yaml, reading
 from ruleset.errors import RulesetError
 from ruleset.manifests import load_manifests
-from ruleset.reading import CLUSTER, LimitError, Limits, LocatedDict, LocatedList, load_yaml
+from ruleset.reading import CLUSTER, LimitError, Limits, LocatedDict, LocatedList
+from ruleset.yaml_reading import load_yaml
 
 HAS_NATIVE = native_yaml._native() is not None
 
@@ -527,8 +528,9 @@ def test_limit_error_class_is_kept(path: str) -> None:
         list(load_yaml(ERRORS["digits"], "f.yaml", CLUSTER))
 
 
-def test_reading_module_keeps_its_yaml_entry_point() -> None:
-    assert reading.load_yaml is load_yaml
+def test_reading_module_imports_no_yaml() -> None:
+    """YAML lives in ruleset.yaml_reading: reading (TOML profiles, JSON) does not import PyYAML."""
+    assert "yaml" not in vars(reading) and not hasattr(reading, "load_yaml")
 
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,7 +20,7 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from ruleset import reading
+from ruleset import reading, yaml_reading
 from ruleset.cli import main
 from ruleset.errors import RulesetError
 from ruleset.profile.toml_writer import dumps as toml_dumps
@@ -31,11 +31,10 @@ from ruleset.reading import (
     Limits,
     LocatedDict,
     LocatedList,
-    allowed_alias_ratio,
     check_toml,
     load_json,
-    load_yaml,
 )
+from ruleset.yaml_reading import allowed_alias_ratio, load_yaml
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -341,7 +340,7 @@ def test_the_alias_ratio_is_go_yamls():
     assert allowed_alias_ratio(1) == allowed_alias_ratio(400_000) == 0.99
     assert allowed_alias_ratio(4_000_000) == allowed_alias_ratio(10**9) == 0.10
     assert allowed_alias_ratio(2_200_000) == 0.99 - 0.89 * 0.5
-    assert (reading.ALIAS_MIN_ALIASED, reading.ALIAS_MIN_DECODED) == (100, 1000)
+    assert (yaml_reading.ALIAS_MIN_ALIASED, yaml_reading.ALIAS_MIN_DECODED) == (100, 1000)
 
 
 def go_yaml_refuses(text: str) -> bool:
@@ -632,13 +631,13 @@ def yaml_documents(draw) -> str:
 
 def construction_errors(text: str) -> list[tuple]:
     """Every construction error the builder noted in the document that failed."""
-    builder = reading._Builder("f", CLUSTER, True)
+    builder = yaml_reading._Builder("f", CLUSTER, True)
     try:
-        for _ in builder.run(text, reading._FAST_LOADER):
+        for _ in builder.run(text, yaml_reading._FAST_LOADER):
             pass
     except yaml.YAMLError:
         pass
-    problems = [reading._yaml_problem(exc, "f") for _, exc in builder.errors]
+    problems = [yaml_reading._yaml_problem(exc, "f") for _, exc in builder.errors]
     return [("error", p.message, p.line, p.column) for p in problems]
 
 

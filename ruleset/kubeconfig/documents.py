@@ -23,7 +23,8 @@ import yaml
 from ruleset.errors import Problem, RulesetError
 from ruleset.kubeconfig.versions import GROUP
 from ruleset.manifests import read_documents
-from ruleset.reading import CONFIG, LimitError, load_json, load_yaml
+from ruleset.reading import CONFIG, LimitError, load_json
+from ruleset.yaml_reading import load_yaml
 
 
 @dataclass

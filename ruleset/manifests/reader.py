@@ -36,8 +36,9 @@ from ruleset.api.workloads import (
 )
 from ruleset.errors import Problem, RulesetError
 from ruleset.manifests.model import Cluster, RawObject, stored
-from ruleset.reading import CLUSTER, Limits, decode_utf8, load_json, load_yaml, paused_gc, read_file
+from ruleset.reading import CLUSTER, Limits, decode_utf8, load_json, paused_gc, read_file
 from ruleset.workloads import WORKLOAD_KINDS
+from ruleset.yaml_reading import load_yaml
 
 #: Kinds decoded into the snapshot, and the :class:`Cluster` list each goes to.
 DECODERS = {

@@ -14,7 +14,8 @@ import pytest
 from ruleset.admission import Admission, located_copy
 from ruleset.api.decode import DecodeContext
 from ruleset.api.pod import decode_pod
-from ruleset.reading import CLUSTER, LocatedDict, LocatedList, load_yaml
+from ruleset.reading import CLUSTER, LocatedDict, LocatedList
+from ruleset.yaml_reading import load_yaml
 
 NOT_READY = {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute",
              "tolerationSeconds": 300}

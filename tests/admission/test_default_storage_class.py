@@ -32,7 +32,8 @@ from ruleset.admission.default_storage_class import (
 from ruleset.api.meta import ObjectMeta, parse_timestamp
 from ruleset.api.storage import StorageClass
 from ruleset.kversion import KubeVersion, Target
-from ruleset.reading import CLUSTER, LocatedDict, load_yaml
+from ruleset.reading import CLUSTER, LocatedDict
+from ruleset.yaml_reading import load_yaml
 
 
 def _class(name: str, default: str | None, created: str | None = None) -> StorageClass:

@@ -24,7 +24,8 @@ from ruleset.admission.limitranger import aggregate, default_requirements, mutat
 from ruleset.admission.raw import Editor
 from ruleset.api.decode import DecodeContext
 from ruleset.api.meta import ObjectMeta
-from ruleset.reading import CLUSTER, load_yaml
+from ruleset.reading import CLUSTER
+from ruleset.yaml_reading import load_yaml
 
 
 def rl(cpu: str = "", memory: str = "") -> dict[str, str]:

@@ -25,7 +25,8 @@ from ruleset.admission.tolerations import is_superset, merge_tolerations
 from ruleset.api.decode import DecodeContext
 from ruleset.api.meta import ObjectMeta
 from ruleset.api.pod import Toleration
-from ruleset.reading import CLUSTER, load_yaml
+from ruleset.reading import CLUSTER
+from ruleset.yaml_reading import load_yaml
 
 
 def quantities(**values: str) -> dict[str, GoQuantity]:

@@ -32,7 +32,8 @@ from ruleset.api.storage import (
     decode_persistent_volume_claim,
     decode_storage_class,
 )
-from ruleset.reading import CLUSTER, load_yaml
+from ruleset.reading import CLUSTER
+from ruleset.yaml_reading import load_yaml
 
 GI = 1024**3
 

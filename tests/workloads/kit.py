@@ -8,7 +8,8 @@ from typing import Any
 from ruleset.api.decode import DecodeContext
 from ruleset.api.node import Node, decode_node
 from ruleset.api.pod import Pod, decode_pod
-from ruleset.reading import CLUSTER, load_yaml
+from ruleset.reading import CLUSTER
+from ruleset.yaml_reading import load_yaml
 
 
 def yaml_doc(text: str, file: str = "w.yaml") -> Any:

@@ -19,8 +19,9 @@ from ruleset.kversion import KubeVersion, Target
 from ruleset.manifests.create import ScaleRequest, create_pods
 from ruleset.manifests.model import Cluster
 from ruleset.manifests.reader import collect_documents
-from ruleset.reading import CLUSTER, load_yaml
+from ruleset.reading import CLUSTER
 from ruleset.workloads import canonical_json, claim_name, expand, scale, stateful_set_claims
+from ruleset.yaml_reading import load_yaml
 from tests.workloads.kit import plain, pod, yaml_doc
 
 SET = """\
