@@ -82,6 +82,25 @@ class DiscoverySpecs:
         Use in plugin modules.
         """
 
+    @hookspec
+    def ruleset_sweep_engines(self, register: Callable[[str, Callable[..., Any]], None]) -> None:
+        """Register the engines ``ruleset sweep --engine NAME`` can run a sweep's tasks on.
+
+        Call ``register(name, factory)`` once per engine. ``factory(options)`` gets an
+        :class:`~ruleset.sweep.engines.EngineOptions` (``workers``, ``scheduler``) and returns an
+        object whose ``run(tasks, done)`` runs every task (a picklable
+        :class:`~ruleset.sweep.task.TaskSpec`) through :func:`ruleset.sweep.task.run_task`, where
+        it likes, and calls ``done(result)`` in the calling process as each result arrives; a task
+        whose worker is lost gets :func:`ruleset.sweep.task.lost` as its result. ruleset registers
+        ``local`` (a process pool) and ``dask`` (dask.distributed) first; a name already taken is
+        ignored.
+
+        :param register: callback taking an engine name and its factory.
+
+        Use in plugin modules: a package adds an engine (Ray, a batch system) without touching
+        ruleset.
+        """
+
 
 class ExtensionPointSpecs:
     """Hooks implemented by plugin instances, one per extension point, in cycle order."""
