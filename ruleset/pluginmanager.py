@@ -27,6 +27,14 @@ variable (items separated by ``os.pathsep``, as in ``PYTHONPATH``). A dotted mod
 imported from ``sys.path``; a path (ending in ``.py``, or holding a path separator) is
 loaded from that file. Profiles never cause an import: they name plugins, not modules.
 
+**Checking profiles** (``ruleset validate``) needs less: :func:`load_profile_registry` knows every
+built-in plugin from :mod:`ruleset.plugins.table` and builds a plugin's class only when a profile
+names it, as a *declared* class (:func:`declared_class`: the table row and the plugin's args
+module, without the implementation and numpy) when its row says all; and it loads entry points
+only when a profile names a plugin no built-in has: first those whose name is the plugin's (in
+any case, ``-``, ``_`` and ``.`` ignored: ``gpu-packing`` for ``GpuPacking``), then, if none
+registers it, all of them. Load problems are those of the packages it loaded.
+
 Set ``RULESET_DISABLE_PLUGIN_AUTOLOAD=1`` (or ``true``, ``yes``, in any case) to skip entry
 points (hermetic tests, debugging); any other value, ``0``, ``false`` and empty included, leaves
 autoloading on. Local modules are loaded either way: they are named explicitly.
@@ -54,6 +62,7 @@ import pluggy
 from ruleset import hookspecs
 from ruleset.errors import PLUGIN_FAULTS, describe_exception
 from ruleset.framework.plugin import PLUGIN_API_VERSION, Plugin
+from ruleset.plugins.table import BUILTINS, ArgsSpec, BuiltinPlugin
 
 ENTRY_POINT_GROUP = "ruleset"
 BUILTIN_MODULE = "ruleset.plugins"
@@ -202,14 +211,22 @@ class PluginRegistry:
     distributions: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     #: Things derived from the registry and built once: the profile schema and its validator.
     cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: Plugins known by name whose classes are built when first asked for (:func:`load_profile_registry`).
+    deferred: _Deferred | None = field(default=None, repr=False, compare=False)
 
     def get(self, name: str) -> type[Plugin] | None:
-        return self.classes.get(self.aliases.get(name, name))
+        canonical = self.aliases.get(name, name)
+        found = self.classes.get(canonical)
+        if found is None and self.deferred is not None:
+            return self.deferred.resolve(self, canonical)
+        return found
 
     def canonical_name(self, name: str) -> str:
         return self.aliases.get(name, name)
 
     def names(self) -> list[str]:
+        if self.deferred is not None:
+            return sorted({*self.classes, *self.deferred.rows})
         return sorted(self.classes)
 
     def args_schema(self, name: str) -> dict[str, Any]:
@@ -573,7 +590,8 @@ def requested_local(environ: Mapping[str, str] | None = None) -> tuple[str, ...]
     return tuple(dict.fromkeys((*_cli_local, *local_from_env(environ))))
 
 
-def _discover(autoload: bool, local: tuple[str, ...]) -> PluginRegistry:
+def _discover(autoload: bool, local: tuple[str, ...], only: frozenset[str] | None = None) -> PluginRegistry:
+    """Every plugin: built-ins, entry points (those named ``only`` when given), local modules."""
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs.DiscoverySpecs)
     registry = PluginRegistry(manager=pm, distributions={BUILTIN_PACKAGE: (BUILTIN_PACKAGE, None)})
@@ -582,7 +600,8 @@ def _discover(autoload: bool, local: tuple[str, ...]) -> PluginRegistry:
     loader.builtins()
     if autoload:
         for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            loader.package(_entry_point_source(ep), f"entrypoint:{ep.name}")
+            if only is None or ep.name in only:
+                loader.package(_entry_point_source(ep), f"entrypoint:{ep.name}")
     for item in local:
         loader.package(local_source(item), f"local:{item}")
     loader.probe_schemas()
@@ -616,7 +635,145 @@ class _RegistryCache:
         return _discover(*self._arguments(autoload, local))
 
     def cache_clear(self) -> None:
+        """Forget every discovery (:func:`load_profile_registry`'s too)."""
         self._cached.cache_clear()
+        _profile_registry.cache_clear()
 
 
 load_registry = _RegistryCache()
+
+
+# ------------------------------------------------------------------------------ checking profiles
+def _plain(name: str) -> str:
+    """An entry-point or plugin name compared in any case, ``-``, ``_`` and ``.`` ignored."""
+    return re.sub(r"[-_.]", "", name).lower()
+
+
+def args_spec(row: BuiltinPlugin) -> ArgsSpec | None:
+    """The :class:`~ruleset.plugins.table.ArgsSpec` a declared row names (None: no args)."""
+    if row.args is None or not row.declared:
+        return None
+    module, _, attribute = row.args.partition(":")
+    spec: ArgsSpec = getattr(importlib.import_module(module), attribute)
+    return spec
+
+
+def builtin_class(row: BuiltinPlugin) -> type[Plugin]:
+    """The class a row names, imported."""
+    cls: type[Plugin] = getattr(importlib.import_module(row.module), row.cls)
+    return cls
+
+
+def _declared_hook(plugin: str, hook: str) -> Callable[..., Any]:
+    def declared(self: Any) -> None:
+        raise TypeError(f"plugin {plugin!r} is only declared: builtin_class() imports its hooks")
+
+    declared.__name__ = hook
+    declared.__qualname__ = f"{plugin}.{hook}"
+    marked: Callable[..., Any] = hookspecs.hookimpl(declared)
+    return marked
+
+
+def declared_class(row: BuiltinPlugin) -> type[Plugin]:
+    """A :class:`~ruleset.Plugin` subclass that declares what ``row`` and its args module say (name,
+    aliases, releases, points, args and their checks) and implements nothing: enough for every
+    check of a profile (:func:`ruleset.framework.validation.check_plugins`), never to be built.
+    ``declared_from`` is the row (:func:`builtin_class` imports the real class)."""
+    namespace: dict[str, Any] = {
+        "__module__": __name__, "__doc__": f"The built-in plugin {row.name}, declared (not loaded).",
+        "name": row.name, "aliases": row.aliases, "introduced_in": row.introduced_in,
+        "removed_in": row.removed_in, "replaced_by": row.replaced_by, "points_since": dict(row.points_since),
+        "declared_from": row, "__init__": _refuse_building,
+    }
+    spec = args_spec(row)
+    if spec is not None:
+        namespace["Args"] = spec.Args
+        for method in ("validate_args", "validate_args_for", "defaults_for", "args_not_in"):
+            function = getattr(spec, method)
+            if function is not None:
+                namespace[method] = classmethod(_without_class(function))
+    for hook in row.hooks:
+        namespace[hook] = _declared_hook(row.name, hook)
+    return type(row.cls, (Plugin,), namespace)
+
+
+def _without_class(function: Callable[..., Any]) -> Callable[..., Any]:
+    def method(cls: type, *args: Any) -> Any:
+        return function(*args)
+
+    method.__doc__ = function.__doc__
+    return method
+
+
+def _refuse_building(self: Any, *args: Any, **kwargs: Any) -> None:
+    raise TypeError(f"plugin {type(self).name!r} is only declared: build the class builtin_class() imports")
+
+
+class _Deferred:
+    """The plugins of a :func:`load_profile_registry` registry not built yet: built-in rows by
+    name, and whether entry points were loaded (none, those matching a name, all)."""
+
+    def __init__(self, autoload: bool) -> None:
+        self.rows: dict[str, BuiltinPlugin] = {row.name: row for row in BUILTINS}
+        self.autoload = autoload
+        #: The entry-point names loaded so far; None: all of them.
+        self.loaded: frozenset[str] | None = frozenset()
+
+    def resolve(self, registry: PluginRegistry, name: str) -> type[Plugin] | None:
+        row = self.rows.get(name)
+        if row is not None:
+            cls = declared_class(row) if row.declared else builtin_class(row)
+            registry.classes[name] = cls
+            registry.schemas[name] = cls.args_schema
+            return cls
+        if self.autoload and self.loaded is not None:
+            self._load_entry_points(registry, name)
+            return registry.get(name)
+        return None
+
+    def _load_entry_points(self, registry: PluginRegistry, name: str) -> None:
+        """Make ``registry`` a full discovery's: with the entry points whose names match ``name``
+        (and those loaded before), or, when none of them registers it, with all of them."""
+        assert self.loaded is not None
+        available = {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
+        matching = self.loaded | {ep for ep in available if _plain(ep) == _plain(name)}
+        full: PluginRegistry | None = None
+        if matching != self.loaded:
+            full = _discover(True, (), matching)
+            if full.get(name) is None:
+                full = None
+        if full is None and available - self.loaded:
+            full, matching = load_registry(True, ()), frozenset(available)
+        if full is None:
+            return
+        for f in dataclasses.fields(registry):
+            if f.name not in ("cache", "deferred"):
+                setattr(registry, f.name, getattr(full, f.name))
+        registry.cache.clear()
+        # From now on a full discovery answers (its built-ins are the real classes), except that
+        # entry points not yet loaded still are when a profile names what nothing registers.
+        self.rows = {}
+        self.loaded = None if matching == available else frozenset(matching)
+
+
+def load_profile_registry(autoload: bool | None = None, local: Sequence[str] | None = None) -> PluginRegistry:
+    """The registry ``ruleset validate`` checks profiles with (see the module docstring): built-in
+    plugins built (declared, see :func:`declared_class`) when a profile names them, entry points
+    loaded only for a plugin no built-in has. With local modules (``--plugin``,
+    :data:`LOCAL_ENV`), :func:`load_registry`'s, as every other command's. ``autoload`` and
+    ``local`` default as there; one per process per ``autoload``."""
+    autoload, local = load_registry._arguments(autoload, local)
+    if local:
+        return load_registry(autoload, local)
+    return _profile_registry(autoload)
+
+
+@cache
+def _profile_registry(autoload: bool) -> PluginRegistry:
+    registry = PluginRegistry(distributions={BUILTIN_PACKAGE: (BUILTIN_PACKAGE, None)},
+                              deferred=_Deferred(autoload))
+    for row in BUILTINS:
+        registry.origins[row.name] = "builtin"
+        for alias in row.aliases:
+            registry.aliases.setdefault(alias, row.name)
+    return registry

@@ -1,8 +1,9 @@
 """Plugin loading that holds: a package that fails to import or register leaves no hook behind; a
 plugin with an invalid args schema, another plugin API major version, or a name already taken is
 refused alone; local modules load through ``--plugin`` and ``RULESET_PLUGINS``; every command shows
-load problems once on stderr and in its JSON (``pluginProblems``); ``validate`` counts them and
-fails on them under ``--strict``; ``ruleset plugins`` lists what is installed; commands that need no
+load problems once on stderr and in its JSON (``pluginProblems``); ``validate``, which loads an
+installed package only when a profile names a plugin no built-in has, counts the problems of the
+packages it loaded and fails on them under ``--strict``; ``ruleset plugins`` lists what is installed; commands that need no
 plugin import none.
 
 Third-party packages are faked: ``ruleset.pluginmanager.entry_points`` is replaced by a function
@@ -196,12 +197,16 @@ def test_validate_still_rejects_a_misspelled_arg_after_a_package_failed_to_regis
         name = "p"
         [plugins.NodeLabel]
         args = { presentLabelz = ["gpu"] }
-        """)
+        [plugins.Gpu]
+        """)  # Gpu, which no built-in has, makes validate load the installed packages
     code, out, err = run(capsys, "validate", path)
     assert code == 1
     assert out == (f"{path}:3:10: error: plugins.NodeLabel.args.presentLabelz: unknown arg 'presentLabelz' for "
                    "plugin NodeLabel; did you mean 'presentLabels'? [unknown-arg]\n"
-                   "1 file checked, 1 invalid, 1 error, 0 warnings, 1 plugin problem\n")
+                   f"{path}:4:10: error: plugins.Gpu: unknown plugin 'Gpu' (note: plugin package 'sloppy' "
+                   "(sloppy 1.0): registering its plugins failed: RuntimeError: boom; none of its hooks is used) "
+                   "[unknown-plugin]\n"
+                   "1 file checked, 1 invalid, 2 errors, 0 warnings, 1 plugin problem\n")
     assert err == ("warning: plugin package 'sloppy' (sloppy 1.0): registering its plugins failed: "
                    "RuntimeError: boom; none of its hooks is used [plugin-load-failed]\n")
 
@@ -310,9 +315,8 @@ def test_a_plugin_named_like_a_built_in_is_refused_and_the_built_in_keeps_workin
     assert registry.get("NodeLabel") is NodeLabel
     path = profile_file(tmp_path, 'name = "p"\nkubernetesVersion = "1.20"\n[plugins.NodeLabel]\n'
                                   'args = { presentLabels = ["a"] }\n')
-    assert run(capsys, "validate", path) == (
-        0, "1 file checked, 0 invalid, 0 errors, 0 warnings, 1 plugin problem\n",
-        f"error: {CLASH_BUILTIN} [plugin-name-clash]\n")
+    # validate names only built-ins, so it loads no installed package: the built-in, and no problem.
+    assert run(capsys, "validate", path) == (0, "1 file checked, 0 invalid, 0 errors, 0 warnings\n", "")
 
 
 CLASH = ("a plugin named 'Gpu' already exists: packages 'a 1.0' and 'b 2.0' both register it; neither can be "
@@ -530,6 +534,9 @@ def test_every_json_output_lists_the_plugin_problems(installed, tmp_path, capsys
     assert (code, err, json.loads(out)["pluginProblems"]) == (0, "", [])
     installed(BROKEN)
     code, out, err = run(capsys, *argv)
+    if argv[0] == "validate":  # its profile names only built-ins: it loads no installed package
+        assert (code, err, json.loads(out)["pluginProblems"]) == (0, "", [])
+        return
     assert (code, err, json.loads(out)["pluginProblems"]) == (0, BROKEN_LINE, [{
         "code": "plugin-load-failed", "severity": "warning", "package": "broken 1.0", "plugin": None,
         "message": "plugin package 'broken' (broken 1.0): cannot import: ModuleNotFoundError: No module named "
@@ -549,8 +556,9 @@ def test_other_commands_show_them_on_stderr_once(installed, capsys, argv, output
 @pytest.mark.parametrize(("strict", "code"), [(False, 0), (True, 1)], ids=["lenient", "strict"])
 def test_validate_counts_plugin_problems_and_fails_on_them_under_strict(installed, tmp_path, capsys, strict,
                                                                        code):
-    installed(BROKEN)
-    path = profile_file(tmp_path, 'name = "p"\nkubernetesVersion = "1.20"\n')
+    installed(BROKEN, ep("accel", package("accel", Gpu)))
+    # Gpu: no built-in has it, nor an entry point of its name, so validate loads every package.
+    path = profile_file(tmp_path, 'name = "p"\nkubernetesVersion = "1.20"\n[plugins.Gpu]\n')
     argv = ["validate", path, *(["--strict"] if strict else [])]
     assert run(capsys, *argv) == (code, "1 file checked, 0 invalid, 0 errors, 0 warnings, 1 plugin problem\n",
                                   BROKEN_LINE)
@@ -559,8 +567,8 @@ def test_validate_counts_plugin_problems_and_fails_on_them_under_strict(installe
 
 
 def test_validate_reports_plugin_problems_in_every_format(installed, tmp_path, capsys):
-    installed(BROKEN)
-    path = profile_file(tmp_path, 'name = "p"\nkubernetesVersion = "1.20"\n')
+    installed(BROKEN, ep("accel", package("accel", Gpu)))
+    path = profile_file(tmp_path, 'name = "p"\nkubernetesVersion = "1.20"\n[plugins.Gpu]\n')
     github = run(capsys, "validate", "-o", "github", path)[1]
     assert github == ("::warning title=plugin-load-failed::plugin package 'broken' (broken 1.0): cannot import: "
                       "ModuleNotFoundError: No module named 'nope'\n"

@@ -3,7 +3,10 @@
 ``--version`` and ``--help`` are answered from :data:`ruleset.cli.COMMAND_TABLE` without
 importing any command module; these tests check that the table says what the modules
 register, that the parser built from it prints exactly what the full parser prints, and
-what a process running each command has imported when it exits.
+what a process running each command has imported when it exits. ``validate`` imports no
+numpy and no plugin implementation (it checks built-in plugins through their declarations,
+:mod:`ruleset.plugins.table`), and an installed plugin package only when a profile names a
+plugin no built-in has (the package whose entry point is named like it first).
 """
 
 from __future__ import annotations
@@ -32,11 +35,14 @@ _WRAPPER = ("import contextlib, io, json, sys\nfrom ruleset.cli import main\n"
             "print(json.dumps({'code': code, 'modules': sorted(sys.modules)}))\n")
 
 
-def imported_by(*argv: str, autoload: bool = True) -> tuple[int, list[str]]:
-    """The exit code of ``ruleset ARGV`` run in a fresh interpreter, and every module imported."""
+def imported_by(*argv: str, autoload: bool = True, path: tuple[str, ...] = ()) -> tuple[int, list[str]]:
+    """The exit code of ``ruleset ARGV`` run in a fresh interpreter (``path`` on its ``PYTHONPATH``),
+    and every module imported."""
     env = {k: v for k, v in os.environ.items() if k not in ("RULESET_PLUGINS", "RULESET_DISABLE_PLUGIN_AUTOLOAD")}
     if not autoload:
         env["RULESET_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    if path:
+        env["PYTHONPATH"] = os.pathsep.join(path)
     result = subprocess.run([sys.executable, "-c", _WRAPPER, *argv], capture_output=True, text=True, cwd=ROOT,
                             env=env, check=True)
     document = json.loads(result.stdout)
@@ -108,9 +114,9 @@ def test_version_and_help_import_no_command_module(argv: list[str]):
 
 def test_discovery_and_the_plugin_api_import_no_numpy():
     code = ("import sys, ruleset.pluginmanager, ruleset.framework.plugin\n"
-            "print(sorted(m for m in ('numpy', 'importlib.metadata', 'ruleset.plugins') if m in sys.modules))")
+            "print(sorted(m for m in sys.modules if m in ('numpy', 'importlib.metadata') or m.startswith('ruleset.plugins')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out == "[]\n"
+    assert out == "['ruleset.plugins', 'ruleset.plugins.table']\n"
 
 
 def test_validate_imports_only_its_own_command_module():
@@ -126,14 +132,95 @@ def test_validate_without_autoload_reads_no_installed_metadata():
     assert "importlib.metadata" not in modules
 
 
-@pytest.mark.xfail(strict=True, reason="numpy is imported at module level by framework/runtime.py, "
-                                       "framework/results.py and the built-in plugins validate constructs "
-                                       "(files outside the start-up change); remove this mark when they no "
-                                       "longer are")
 def test_validate_imports_no_numpy():
     code, modules = imported_by("validate", str(DEFAULT_PROFILE))
     assert code == 0
     assert "numpy" not in modules
+
+
+#: The ``ruleset.plugins`` modules ``validate profiles/default.toml`` imports: the table, and the args
+#: modules of the plugins the profile names that take args (package ``__init__`` modules import nothing).
+DEFAULT_PROFILE_PLUGIN_MODULES = [
+    "ruleset.plugins", "ruleset.plugins.default_preemption_args", "ruleset.plugins.interpodaffinity",
+    "ruleset.plugins.interpodaffinity.args", "ruleset.plugins.node_affinity_args",
+    "ruleset.plugins.node_affinity_terms", "ruleset.plugins.noderesources", "ruleset.plugins.noderesources.args",
+    "ruleset.plugins.noderesources.resource_args", "ruleset.plugins.noderesources.strategy",
+    "ruleset.plugins.podtopologyspread", "ruleset.plugins.podtopologyspread.args", "ruleset.plugins.rules",
+    "ruleset.plugins.rules.args", "ruleset.plugins.table", "ruleset.plugins.volumebinding",
+    "ruleset.plugins.volumebinding.args",
+]
+
+
+def test_validate_imports_no_plugin_implementation():
+    code, modules = imported_by("validate", str(DEFAULT_PROFILE))
+    assert code == 0
+    assert [m for m in modules if m.startswith("ruleset.plugins")] == DEFAULT_PROFILE_PLUGIN_MODULES
+    assert [m for m in ("ruleset.framework.runtime", "ruleset.snapshot", "lark") if m in modules] == []
+
+
+_PLUGIN_MODULE = """\
+import ruleset
+
+
+class {name}(ruleset.Plugin):
+    \"\"\"A test plugin.\"\"\"
+
+    name = "{name}"
+
+    @ruleset.hookimpl
+    def ruleset_filter(self):
+        return None
+
+
+@ruleset.hookimpl
+def ruleset_register_plugins(register):
+    register({name})
+"""
+
+
+@pytest.fixture
+def installed_packages(tmp_path: Path) -> tuple[str, ...]:
+    """A folder holding two installed plugin packages: entry point ``gpu-packing`` (module
+    ``gpu_packing_plugin``, plugin GpuPacking) and ``other`` (``other_plugin``, plugin Spread2)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    for dist, ep, module, plugin in (("gpu_packing", "gpu-packing", "gpu_packing_plugin", "GpuPacking"),
+                                     ("other", "other", "other_plugin", "Spread2")):
+        _dist(site, dist, f"[ruleset]\n{ep} = {module}\n")
+        (site / f"{module}.py").write_text(_PLUGIN_MODULE.format(name=plugin))
+    return (str(site),)
+
+
+def _profile_naming(tmp_path: Path, plugin: str | None) -> str:
+    path = tmp_path / f"{plugin or 'builtins'}.toml"
+    body = 'name = "p"\nkubernetesVersion = "1.35"\n[plugins.PrioritySort]\n[plugins.DefaultBinder]\n'
+    path.write_text(body + (f"[plugins.{plugin}]\n" if plugin else ""))
+    return str(path)
+
+
+#: Profile naming -> (exit code, which of the two packages' modules validate imports).
+_ENTRY_POINT_CASES = {
+    None: (0, []),
+    "GpuPacking": (0, ["gpu_packing_plugin"]),  # its entry point's name is the plugin's
+    "Spread2": (0, ["gpu_packing_plugin", "other_plugin"]),  # no entry point named so: all of them
+    "Unknown": (1, ["gpu_packing_plugin", "other_plugin"]),
+}
+
+
+@pytest.mark.parametrize("plugin", list(_ENTRY_POINT_CASES), ids=[str(p) for p in _ENTRY_POINT_CASES])
+def test_validate_loads_an_entry_point_only_for_a_plugin_no_built_in_has(plugin: str | None, tmp_path: Path,
+                                                                         installed_packages: tuple[str, ...]):
+    code, modules = imported_by("validate", _profile_naming(tmp_path, plugin), path=installed_packages)
+    assert (code, [m for m in ("gpu_packing_plugin", "other_plugin") if m in modules]) == _ENTRY_POINT_CASES[plugin]
+    # A package loaded is checked as every command checks it (its schema hook against every plugin,
+    # built-ins included): then the built-in plugins are imported.
+    assert ("numpy" in modules) == (plugin is not None)
+
+
+def test_plugins_still_lists_every_installed_package(installed_packages: tuple[str, ...]):
+    code, modules = imported_by("plugins", path=installed_packages)
+    assert (code, [m for m in ("gpu_packing_plugin", "other_plugin") if m in modules]) == (
+        0, ["gpu_packing_plugin", "other_plugin"])
 
 
 # ------------------------------------------------------------------ entry points without importlib.metadata
@@ -203,6 +290,17 @@ _LAYOUTS = {
 }
 
 
+@pytest.fixture
+def standard_finders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the interpreter's own distribution finder, as in a fresh ``ruleset`` process (a test
+    run may have imported a library, e.g. dask through importlib_metadata, that adds one)."""
+    from importlib.machinery import PathFinder
+
+    monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path
+                                           if not hasattr(f, "find_distributions") or f is PathFinder])
+
+
+@pytest.mark.usefixtures("standard_finders")
 @pytest.mark.parametrize("kind", list(_LAYOUTS), ids=list(_LAYOUTS))
 def test_entry_points_are_skipped_only_when_none_is_declared(kind: str, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch):
@@ -217,6 +315,7 @@ def test_entry_points_are_skipped_only_when_none_is_declared(kind: str, tmp_path
     assert len(pluginmanager.entry_points(group="ruleset")) == count
 
 
+@pytest.mark.usefixtures("standard_finders")
 def test_another_distribution_finder_means_asking_importlib(monkeypatch: pytest.MonkeyPatch):
     from ruleset import pluginmanager
 

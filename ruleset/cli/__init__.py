@@ -48,6 +48,7 @@ COMMAND_TABLE: tuple[tuple[str, str, str], ...] = (
     ("test", "test_command", "run behavioural tests of profiles (for CI)"),
     ("explain", "explain", "explain why a pod lands on its node, or why it fits none and what would make it "
                            "fit"),
+    ("sweep", "sweep", "run profiles × snapshots × scenarios × releases, locally or on Dask"),
 )
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMANDS = tuple(module for _, module, _ in COMMAND_TABLE)
@@ -55,7 +56,7 @@ COMMANDS = tuple(module for _, module, _ in COMMAND_TABLE)
 MODULE_OF = {name: module for name, module, _ in COMMAND_TABLE if name != module}
 #: Commands that load plugins: they take ``--plugin`` and report plugin load problems.
 LOADS_PLUGINS = frozenset({"score", "schedule", "validate", "show", "schema", "export", "import_config",
-                           "plugins", "compare", "capacity", "test_command", "explain"})
+                           "plugins", "compare", "capacity", "test_command", "explain", "sweep"})
 _NAMES = frozenset(name for name, _, _ in COMMAND_TABLE)
 
 
@@ -151,7 +152,9 @@ def _run(args: argparse.Namespace) -> int:
     from ruleset.errors import printable
 
     with pluginmanager.local_plugins(args.plugin):
-        registry = pluginmanager.load_registry()
+        # A command that loads only the plugins its inputs name (validate) starts with --plugin's.
+        registry = (pluginmanager.load_profile_registry() if getattr(args, "defers_plugins", False)
+                    else pluginmanager.load_registry())
         named = {pluginmanager.local_source(item).package for item in args.plugin}
         fatal = [p for p in registry.problems if p.code == pluginmanager.LOAD_FAILED and p.package in named]
         for problem in registry.problems:

@@ -26,9 +26,9 @@ def _switches() -> list[Any]:
     # default plugin sets, the framework runtime, the built-in plugins and admission.
     import ruleset.admission.default_storage_class
     import ruleset.framework.defaults
-    import ruleset.framework.runtime
-    import ruleset.plugins  # noqa: F401
+    import ruleset.framework.runtime  # noqa: F401
     from ruleset.kversion import switches
+    from ruleset.plugins import BUILTIN_PLUGINS  # noqa: F401 - importing the plugins declares theirs
 
     return switches()
 

@@ -6,85 +6,23 @@ a package (:mod:`.noderesources`, :mod:`.podtopologyspread`, :mod:`.interpodaffi
 They import the framework only from the top-level :mod:`ruleset` package, as a third-party
 plugin would.
 
-Registration is strict: every class is imported here by name, so a missing or renamed
-module is an ImportError when the plugins load, never a plugin silently left out.
+Registration is strict: every class is imported by name (:mod:`.builtin`), so a missing or
+renamed module is an ImportError when the plugins load, never a plugin silently left out.
+Importing this package imports none of them: :data:`BUILTIN_PLUGINS` is read on first use (so
+``ruleset validate`` imports a plugin's args module, :mod:`.table`, without the plugins).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from ruleset import Plugin, hookimpl
-from ruleset.plugins.default_binder import DefaultBinder
-from ruleset.plugins.default_preemption import DefaultPreemption
-from ruleset.plugins.equal_priority import EqualPriority
-from ruleset.plugins.image_locality import ImageLocality
-from ruleset.plugins.interpodaffinity import InterPodAffinity
-from ruleset.plugins.node_affinity import NodeAffinity
-from ruleset.plugins.node_label import NodeLabel
-from ruleset.plugins.node_name import NodeName
-from ruleset.plugins.node_ports import NodePorts
-from ruleset.plugins.node_prefer_avoid_pods import NodePreferAvoidPods
-from ruleset.plugins.node_unschedulable import NodeUnschedulable
-from ruleset.plugins.noderesources import (
-    NodeResourceLimits,
-    NodeResourcesBalancedAllocation,
-    NodeResourcesFit,
-    NodeResourcesLeastAllocated,
-    NodeResourcesMostAllocated,
-    RequestedToCapacityRatio,
-)
-from ruleset.plugins.nodevolumelimits import (
-    AzureDiskLimits,
-    CinderLimits,
-    EBSLimits,
-    GCEPDLimits,
-    NodeVolumeLimits,
-)
-from ruleset.plugins.podtopologyspread import PodTopologySpread
-from ruleset.plugins.priority_sort import PrioritySort
-from ruleset.plugins.rules import Rules
-from ruleset.plugins.scheduling_gates import SchedulingGates
-from ruleset.plugins.selector_spread import SelectorSpread
-from ruleset.plugins.taint_toleration import TaintToleration
-from ruleset.plugins.volume_restrictions import VolumeRestrictions
-from ruleset.plugins.volume_zone import VolumeZone
-from ruleset.plugins.volumebinding import VolumeBinding
+from ruleset import hookimpl
 
-#: The built-in plugin classes, in the order ``ruleset plugins`` lists them.
-BUILTIN_PLUGINS: tuple[type[Plugin], ...] = (
-    SchedulingGates,
-    PrioritySort,
-    NodeUnschedulable,
-    NodeName,
-    NodeLabel,
-    NodeResourcesFit,
-    NodeResourcesBalancedAllocation,
-    NodeResourcesLeastAllocated,
-    NodeResourcesMostAllocated,
-    RequestedToCapacityRatio,
-    NodeResourceLimits,
-    TaintToleration,
-    NodeAffinity,
-    SelectorSpread,
-    PodTopologySpread,
-    NodePorts,
-    ImageLocality,
-    NodePreferAvoidPods,
-    InterPodAffinity,
-    VolumeRestrictions,
-    EBSLimits,
-    GCEPDLimits,
-    NodeVolumeLimits,
-    AzureDiskLimits,
-    CinderLimits,
-    VolumeBinding,
-    VolumeZone,
-    EqualPriority,
-    DefaultPreemption,
-    Rules,
-    DefaultBinder,
-)
+if TYPE_CHECKING:
+    from ruleset import Plugin
+    from ruleset.plugins.builtin import BUILTIN_PLUGINS
 
 __all__ = ["BUILTIN_PLUGINS", "ruleset_register_plugins"]
 
@@ -92,5 +30,11 @@ __all__ = ["BUILTIN_PLUGINS", "ruleset_register_plugins"]
 @hookimpl
 def ruleset_register_plugins(register: Callable[[type[Plugin]], None]) -> None:
     """Register every built-in plugin class, in :data:`BUILTIN_PLUGINS` order."""
-    for cls in BUILTIN_PLUGINS:
+    for cls in importlib.import_module("ruleset.plugins.builtin").BUILTIN_PLUGINS:
         register(cls)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "BUILTIN_PLUGINS":
+        return importlib.import_module("ruleset.plugins.builtin").BUILTIN_PLUGINS
+    raise AttributeError(f"module 'ruleset.plugins' has no attribute {name!r}")

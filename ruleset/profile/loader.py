@@ -158,9 +158,14 @@ def _suggest(word: str, choices: list[str]) -> str:
 
 
 def _schema_problems(pf: ProfileFile, registry: PluginRegistry) -> None:
+    plugins = pf.data.get("plugins")
+    if isinstance(plugins, dict):
+        # First: a registry that builds plugins when first asked for them (ruleset validate's)
+        # then holds every plugin the schema below must know.
+        for name in plugins:
+            registry.get(name)
     validator = profile_validator(registry)
     known_plugins = registry.names() + sorted(registry.aliases)
-    plugins = pf.data.get("plugins")
     if isinstance(plugins, dict):
         for name in plugins:
             unavailable = registry.unavailable(name) if registry.get(name) is None else None

@@ -40,7 +40,8 @@ def plugin_table_schema(args_schema: dict[str, Any] | None, description: str = "
 
 
 def profile_validator(registry: PluginRegistry) -> Any:
-    """A Draft 2020-12 validator of :func:`profile_schema`, built once per registry.
+    """A Draft 2020-12 validator of :func:`profile_schema`, built once per registry (per set of
+    plugins built, for a registry that builds them when first asked, whose schema holds those).
 
     It has jsonschema's ``iter_errors``. When the schema uses only the keywords
     :class:`SimpleValidator` implements (true of every built-in plugin's args schema), that
@@ -48,7 +49,8 @@ def profile_validator(registry: PluginRegistry) -> Any:
     validate`` importing jsonschema and compiling its validator. A plugin whose args schema
     uses anything else brings jsonschema in.
     """
-    validator = registry.cache.get("profile_validator")
+    key = _cache_key("profile_validator", registry)
+    validator = registry.cache.get(key)
     if validator is None:
         schema = profile_schema(registry)
         if SimpleValidator.supports(schema):
@@ -57,8 +59,16 @@ def profile_validator(registry: PluginRegistry) -> Any:
             from jsonschema import Draft202012Validator
 
             validator = Draft202012Validator(schema)
-        registry.cache["profile_validator"] = validator
+        registry.cache[key] = validator
     return validator
+
+
+def _cache_key(what: str, registry: PluginRegistry) -> Any:
+    """``what``'s key in ``registry.cache``: with the plugins built so far when it builds them lazily."""
+    if registry.deferred is None:
+        return what
+    registry.get(RULES_PLUGIN)  # the schema of [[rules]] is the Rules plugin's
+    return what, frozenset(registry.classes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,9 +255,10 @@ class SimpleValidator:
 
 def profile_schema(registry: PluginRegistry) -> dict[str, Any]:
     """The full profile schema for the plugins in ``registry`` (built once per registry)."""
-    schema = registry.cache.get("profile_schema")
+    key = _cache_key("profile_schema", registry)
+    schema = registry.cache.get(key)
     if schema is None:
-        schema = registry.cache["profile_schema"] = _build_profile_schema(registry)
+        schema = registry.cache[key] = _build_profile_schema(registry)
     return schema
 
 
@@ -264,14 +275,18 @@ _NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}, "additionalPrope
 
 def _build_profile_schema(registry: PluginRegistry) -> dict[str, Any]:
     plugins = {}
-    for name in registry.names():
+    # A registry that builds plugins when first asked (ruleset validate's) gives the tables of
+    # those built: the plugins its profiles name, which are all a profile's validation reads.
+    built = registry.names() if registry.deferred is None else sorted(registry.classes)
+    for name in built:
         summary = registry.classes[name].summary()
         # A profile writes the Rules plugin's one arg as [[rules]] tables, the one spelling.
         args = _NO_ARGS if name == RULES_PLUGIN else registry.args_schema(name)
         plugins[name] = plugin_table_schema(args, summary)
     for alias, target in sorted(registry.aliases.items()):
-        plugins.setdefault(alias, plugin_table_schema(registry.args_schema(target),
-                                                      f"Deprecated alias of {target}."))
+        if target in registry.classes:
+            plugins.setdefault(alias, plugin_table_schema(registry.args_schema(target),
+                                                          f"Deprecated alias of {target}."))
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,

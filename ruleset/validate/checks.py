@@ -4,7 +4,11 @@ Each file goes through :func:`ruleset.profile.loader.check_profile_files` (TOML 
 JSON Schema with every plugin's args schema, ``extends``, and every rule about the
 profile's plugins: args, hooks, points, weights, QueueSort and Bind, rules' selectors); a
 file without errors is then built into the :class:`~ruleset.framework.runtime.Framework`
-the scheduler would run, which finds what only constructing the plugins can.
+the scheduler would run, which finds what only constructing the plugins can: the plugins that
+are only declared (:func:`~ruleset.pluginmanager.load_profile_registry`: built-ins, whose
+constructors refuse nothing their args checks have not, unless their
+:class:`~ruleset.plugins.table.ArgsSpec` says so at the profile's release) are not built, and
+when no plugin is left to build no framework is.
 Across the files, duplicate profile names are reported (a name picks a profile out in the
 outputs of ``show``, ``schedule`` and ``score``). Files validated ``one_scheduler`` are the
 profiles of one scheduler, as ``export`` and ``schedule`` take several: two that serve one
@@ -27,10 +31,16 @@ from pathlib import Path
 
 from ruleset.config import Profile
 from ruleset.errors import Problem, RulesetError
-from ruleset.framework.runtime import Framework
+from ruleset.framework.validation import PlannedPlugin, PluginCheck, check_plugins
 from ruleset.gofmt import go_quote
-from ruleset.kversion import DEFAULT
-from ruleset.pluginmanager import PluginProblem, PluginRegistry, load_registry
+from ruleset.kversion import DEFAULT, Target
+from ruleset.pluginmanager import (
+    PluginProblem,
+    PluginRegistry,
+    args_spec,
+    builtin_class,
+    load_profile_registry,
+)
 from ruleset.profile.loader import (
     ProfileCheck,
     ProfileFile,
@@ -181,7 +191,7 @@ def validate_files(paths: Sequence[Path], registry: PluginRegistry | None = None
     profiles of one scheduler (duplicate ``schedulerName`` values are errors). ``missing``:
     arguments that named no file (:func:`expand_arguments`), each reported as a file of its own
     after the others."""
-    registry = registry or load_registry()
+    registry = registry or load_profile_registry()
     results: dict[str, FileResult] = {}
     served: list[Profile] = []
 
@@ -260,10 +270,29 @@ def _ordered(problems: list[Problem]) -> list[Problem]:
 
 
 def _construction_problems(check: ProfileCheck, registry: PluginRegistry) -> list[Problem]:
-    """What only building the framework finds: plugin constructors that fail with these args."""
+    """What only building the framework finds: plugin constructors that fail with these args (of
+    the plugins that may, see the module docstring)."""
     assert check.profile is not None
+    target = check.profile.target
+    checked = check.plugins if check.plugins is not None else check_plugins(check.profile, registry)
+    planned = [plugin for plugin in (_to_build(p, target) for p in checked.plugins) if plugin is not None]
+    if not planned:
+        return []
+    from ruleset.framework.runtime import Framework  # numpy's import: only when a plugin is built
+
     try:
-        Framework(check.profile, registry, checked=check.plugins)
+        Framework(check.profile, registry, checked=PluginCheck(planned))
     except RulesetError as exc:
         return exc.problems
     return []
+
+
+def _to_build(plugin: PlannedPlugin, target: Target) -> PlannedPlugin | None:
+    """The plugin with the class to build, or None when building it can find nothing."""
+    row = getattr(plugin.cls, "declared_from", None)
+    if row is None:
+        return plugin
+    spec = args_spec(row)
+    if spec is None or spec.constructor_refuses is None or not spec.constructor_refuses(target):
+        return None
+    return replace(plugin, cls=builtin_class(row))

@@ -87,20 +87,47 @@ Upstream's ``pkg/scheduler/framework/plugins/interpodaffinity``: :mod:`.filterin
 ``framework.PodInfo`` and the index of assigned pods' terms.
 """
 
-from ruleset.plugins.interpodaffinity.filtering import (
-    ERR_REASON_AFFINITY_NOT_MATCH,
-    ERR_REASON_AFFINITY_RULES_NOT_MATCH,
-    ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
-    ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
-    PRE_FILTER_STATE_KEY,
-    PreFilterState,
-    TopologyCounts,
-    existing_anti_affinity_counts,
-    incoming_affinity_counts,
-)
-from ruleset.plugins.interpodaffinity.plugin import InterPodAffinity, InterPodAffinityArgs
-from ruleset.plugins.interpodaffinity.scoring import PRE_SCORE_STATE_KEY, PreScoreState, normalize
-from ruleset.plugins.interpodaffinity.terms import AffinityTerm, PodInfo, WeightedAffinityTerm, pod_info
+from ruleset.lazy import lazy_exports
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ruleset.plugins.interpodaffinity.filtering import (
+        ERR_REASON_AFFINITY_NOT_MATCH,
+        ERR_REASON_AFFINITY_RULES_NOT_MATCH,
+        ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+        ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
+        PRE_FILTER_STATE_KEY,
+        PreFilterState,
+        TopologyCounts,
+        existing_anti_affinity_counts,
+        incoming_affinity_counts,
+    )
+    from ruleset.plugins.interpodaffinity.plugin import InterPodAffinity, InterPodAffinityArgs
+    from ruleset.plugins.interpodaffinity.scoring import PRE_SCORE_STATE_KEY, PreScoreState, normalize
+    from ruleset.plugins.interpodaffinity.terms import AffinityTerm, PodInfo, WeightedAffinityTerm, pod_info
+
+#: Each name -> its module, imported when the name is first read: importing one module of the
+#: package (its args, for ``ruleset validate``) imports no other.
+_EXPORTS = {
+    "ERR_REASON_AFFINITY_NOT_MATCH": "ruleset.plugins.interpodaffinity.filtering",
+    "ERR_REASON_AFFINITY_RULES_NOT_MATCH": "ruleset.plugins.interpodaffinity.filtering",
+    "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH": "ruleset.plugins.interpodaffinity.filtering",
+    "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH": "ruleset.plugins.interpodaffinity.filtering",
+    "PRE_FILTER_STATE_KEY": "ruleset.plugins.interpodaffinity.filtering",
+    "PreFilterState": "ruleset.plugins.interpodaffinity.filtering",
+    "TopologyCounts": "ruleset.plugins.interpodaffinity.filtering",
+    "existing_anti_affinity_counts": "ruleset.plugins.interpodaffinity.filtering",
+    "incoming_affinity_counts": "ruleset.plugins.interpodaffinity.filtering",
+    "InterPodAffinity": "ruleset.plugins.interpodaffinity.plugin",
+    "InterPodAffinityArgs": "ruleset.plugins.interpodaffinity.plugin",
+    "PRE_SCORE_STATE_KEY": "ruleset.plugins.interpodaffinity.scoring",
+    "PreScoreState": "ruleset.plugins.interpodaffinity.scoring",
+    "normalize": "ruleset.plugins.interpodaffinity.scoring",
+    "AffinityTerm": "ruleset.plugins.interpodaffinity.terms",
+    "PodInfo": "ruleset.plugins.interpodaffinity.terms",
+    "WeightedAffinityTerm": "ruleset.plugins.interpodaffinity.terms",
+    "pod_info": "ruleset.plugins.interpodaffinity.terms",
+}
 
 __all__ = [
     "ERR_REASON_AFFINITY_NOT_MATCH",
@@ -122,3 +149,5 @@ __all__ = [
     "normalize",
     "pod_info",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -18,7 +18,6 @@ scored. A weight of 0 counts as 1, and a resource listed twice keeps its last we
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -37,43 +36,17 @@ from ruleset.plugins.noderesources.resource_allocation import (
     weight_map,
     with_default_resources,
 )
+from ruleset.plugins.noderesources.resource_args import (
+    MAX_CUSTOM_PRIORITY_SCORE,
+    SHAPE_SCHEMA,
+    UtilizationShapePoint,
+    dump_shape,
+    parse_shape,
+)
 
-#: ``config.MaxCustomPriorityScore``: shape scores are given on 0..10.
-MAX_CUSTOM_PRIORITY_SCORE = 10
 MIN_UTILIZATION = 0
 MAX_UTILIZATION = 100
 MIN_SCORE = 0
-
-
-@dataclass(frozen=True, slots=True)
-class UtilizationShapePoint:
-    """``config.UtilizationShapePoint``."""
-
-    utilization: int
-    score: int
-
-
-def parse_shape(raw: list[dict]) -> tuple[UtilizationShapePoint, ...]:
-    # Omitted fields are Go's zero values.
-    return tuple(UtilizationShapePoint(int(p.get("utilization", 0)), int(p.get("score", 0))) for p in raw)
-
-
-def dump_shape(shape: tuple[UtilizationShapePoint, ...]) -> list[dict]:
-    return [{"utilization": p.utilization, "score": p.score} for p in shape]
-
-
-SHAPE_SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "items": {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {
-            "utilization": {"type": "integer", "default": 0,
-                            "description": "Utilization in percent, 0..100."},
-            "score": {"type": "integer", "default": 0, "description": "Score at that utilization, 0..10."},
-        },
-    },
-}
 
 
 @dataclass(frozen=True, slots=True)

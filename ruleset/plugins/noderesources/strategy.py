@@ -14,26 +14,26 @@ with upstream's paths (the shape's errors under ``scoringStrategy.shape``, as up
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ruleset import MAX_NODE_SCORE, ArgError
 from ruleset.errors import format_path
 from ruleset.gofmt import go_quote
-from ruleset.plugins.noderesources.requested_to_capacity_ratio import (
+from ruleset.plugins.noderesources.resource_args import (
+    DEFAULT_RESOURCE_SPECS,
     MAX_CUSTOM_PRIORITY_SCORE,
+    RESOURCES_SCHEMA,
     SHAPE_SCHEMA,
+    ResourceSpec,
     UtilizationShapePoint,
+    dump_resources,
     dump_shape,
+    parse_defaulted_resources,
     parse_shape,
 )
-from ruleset.plugins.noderesources.resource_allocation import (
-    DEFAULT_RESOURCE_SPECS,
-    RESOURCES_SCHEMA,
-    ResourceSpec,
-    dump_resources,
-)
+
+if TYPE_CHECKING:
+    import numpy as np
 
 LEAST_ALLOCATED = "LeastAllocated"
 MOST_ALLOCATED = "MostAllocated"
@@ -52,13 +52,6 @@ class ScoringStrategy:
 
 #: What a 1.22+ profile without ``scoringStrategy`` runs.
 DEFAULT_STRATEGY = ScoringStrategy()
-
-
-def parse_defaulted_resources(raw: list[dict] | None) -> tuple[ResourceSpec, ...]:
-    """v1beta2+/v1 defaulting of a ``resources`` list: empty -> cpu and memory; weight 0 -> 1."""
-    if not raw:
-        return DEFAULT_RESOURCE_SPECS
-    return tuple(ResourceSpec(str(r["name"]), int(r.get("weight", 0)) or 1) for r in raw)
 
 
 def parse_strategy(raw: dict) -> ScoringStrategy:
@@ -187,6 +180,8 @@ def validate_strategy(strategy: ScoringStrategy) -> list[ArgError]:
 
 def shape_arrays(shape: tuple[UtilizationShapePoint, ...]) -> tuple[np.ndarray, np.ndarray]:
     """The shape's points and scores, scores scaled from 0..10 to 0..100."""
+    import numpy as np  # here: the args (ruleset validate) need no numpy
+
     points = np.array([p.utilization for p in shape], dtype=np.int64)
     scores = np.array(
         [p.score * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE) for p in shape], dtype=np.int64

@@ -55,24 +55,49 @@ its args, with :mod:`.args`); :mod:`.helpers` holds Go's ``math.Log`` and the no
 affinity mask.
 """
 
-from ruleset.plugins.podtopologyspread.args import (
-    SYSTEM_DEFAULT_CONSTRAINTS,
-    DefaultConstraint,
-    PodTopologySpreadArgs,
-    validate_pod_topology_spread_args,
-)
-from ruleset.plugins.podtopologyspread.common import MAX_INT32, SpreadConstraint
-from ruleset.plugins.podtopologyspread.filtering import (
-    ERR_REASON_CONSTRAINTS_NOT_MATCH,
-    ERR_REASON_NODE_LABEL_NOT_MATCH,
-    PRE_FILTER_STATE_KEY,
-    PreFilterState,
-    build_critical_paths,
-    new_critical_paths,
-    update_critical_paths,
-)
-from ruleset.plugins.podtopologyspread.plugin import PodTopologySpread
-from ruleset.plugins.podtopologyspread.scoring import PRE_SCORE_STATE_KEY, PreScoreState
+from ruleset.lazy import lazy_exports
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ruleset.plugins.podtopologyspread.args import (
+        SYSTEM_DEFAULT_CONSTRAINTS,
+        DefaultConstraint,
+        PodTopologySpreadArgs,
+        validate_pod_topology_spread_args,
+    )
+    from ruleset.plugins.podtopologyspread.common import MAX_INT32, SpreadConstraint
+    from ruleset.plugins.podtopologyspread.filtering import (
+        ERR_REASON_CONSTRAINTS_NOT_MATCH,
+        ERR_REASON_NODE_LABEL_NOT_MATCH,
+        PRE_FILTER_STATE_KEY,
+        PreFilterState,
+        build_critical_paths,
+        new_critical_paths,
+        update_critical_paths,
+    )
+    from ruleset.plugins.podtopologyspread.plugin import PodTopologySpread
+    from ruleset.plugins.podtopologyspread.scoring import PRE_SCORE_STATE_KEY, PreScoreState
+
+#: Each name -> its module, imported when the name is first read: importing one module of the
+#: package (its args, for ``ruleset validate``) imports no other.
+_EXPORTS = {
+    "SYSTEM_DEFAULT_CONSTRAINTS": "ruleset.plugins.podtopologyspread.args",
+    "DefaultConstraint": "ruleset.plugins.podtopologyspread.args",
+    "PodTopologySpreadArgs": "ruleset.plugins.podtopologyspread.args",
+    "validate_pod_topology_spread_args": "ruleset.plugins.podtopologyspread.args",
+    "MAX_INT32": "ruleset.plugins.podtopologyspread.common",
+    "SpreadConstraint": "ruleset.plugins.podtopologyspread.common",
+    "ERR_REASON_CONSTRAINTS_NOT_MATCH": "ruleset.plugins.podtopologyspread.filtering",
+    "ERR_REASON_NODE_LABEL_NOT_MATCH": "ruleset.plugins.podtopologyspread.filtering",
+    "PRE_FILTER_STATE_KEY": "ruleset.plugins.podtopologyspread.filtering",
+    "PreFilterState": "ruleset.plugins.podtopologyspread.filtering",
+    "build_critical_paths": "ruleset.plugins.podtopologyspread.filtering",
+    "new_critical_paths": "ruleset.plugins.podtopologyspread.filtering",
+    "update_critical_paths": "ruleset.plugins.podtopologyspread.filtering",
+    "PodTopologySpread": "ruleset.plugins.podtopologyspread.plugin",
+    "PRE_SCORE_STATE_KEY": "ruleset.plugins.podtopologyspread.scoring",
+    "PreScoreState": "ruleset.plugins.podtopologyspread.scoring",
+}
 
 __all__ = [
     "ERR_REASON_CONSTRAINTS_NOT_MATCH",
@@ -92,3 +117,5 @@ __all__ = [
     "update_critical_paths",
     "validate_pod_topology_spread_args",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

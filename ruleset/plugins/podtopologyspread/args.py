@@ -8,13 +8,13 @@ from typing import Any
 from ruleset import ArgError, arg_field
 from ruleset.errors import format_path
 from ruleset.gofmt import go_quote
-from ruleset.plugins.podtopologyspread.common import (
-    DO_NOT_SCHEDULE,
-    LABEL_HOSTNAME,
-    LABEL_TOPOLOGY_ZONE,
-    SCHEDULE_ANYWAY,
-)
+from ruleset.plugins.table import ArgsSpec
 from ruleset.selector import qualified_name_errors
+
+DO_NOT_SCHEDULE = "DoNotSchedule"
+SCHEDULE_ANYWAY = "ScheduleAnyway"
+LABEL_HOSTNAME = "kubernetes.io/hostname"
+LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
 
 SYSTEM_DEFAULTING = "System"
 LIST_DEFAULTING = "List"
@@ -155,3 +155,6 @@ def validate_pod_topology_spread_args(args: PodTopologySpreadArgs) -> list[ArgEr
             seen.add(error.message)
             unique.append(error)
     return unique
+
+
+POD_TOPOLOGY_SPREAD_ARGS = ArgsSpec(PodTopologySpreadArgs, validate_args=validate_pod_topology_spread_args)

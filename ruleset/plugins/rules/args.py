@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from ruleset import MAX_TOTAL_SCORE, ArgError, arg_field
-from ruleset.plugins.rules.compiled import MATCH_SCORE, SELECTOR_FIELDS, selector
+from ruleset.plugins.table import ArgsSpec
 from ruleset.selector import SelectorError
 
+if TYPE_CHECKING:
+    from ruleset.selector import Selector
+
+#: What a matching ``prefer`` selector is worth before the rule's weight.
+MATCH_SCORE = 100
+#: The selector-valued keys of a rule, in the order they are checked.
+SELECTOR_FIELDS = ("pods", "require", "prefer")
 #: The largest weight a rule may have: 100 × weight must fit the int64 total.
 MAX_RULE_WEIGHT = MAX_TOTAL_SCORE // MATCH_SCORE
 
@@ -31,6 +39,19 @@ RULE_SCHEMA: dict[str, Any] = {
         "weight": {"type": "integer", "minimum": 1, "maximum": MAX_RULE_WEIGHT, "default": 1},
     },
 }
+
+
+@lru_cache(maxsize=4096)
+def selector(text: str) -> Selector:
+    """Parse a rule expression (raises :class:`~ruleset.selector.SelectorError`).
+
+    Cached: args are validated and then compiled by the plugin, and many profiles share
+    expressions; a :class:`Selector` is immutable. The parser (and lark) is imported by the
+    first expression to parse.
+    """
+    from ruleset.selector import parse
+
+    return parse(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,3 +130,6 @@ def validate_rules(args: RulesArgs) -> list[ArgError]:
                                    "overflow", code="weight-overflow", at_value=True))
             break
     return errors
+
+
+RULES_ARGS = ArgsSpec(RulesArgs, validate_args=validate_rules)

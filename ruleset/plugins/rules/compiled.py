@@ -15,22 +15,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from ruleset.gofmt import go_quote
-from ruleset.selector import Selector, parse
+from ruleset.plugins.rules.args import MATCH_SCORE, selector
+from ruleset.selector import Selector
 
 if TYPE_CHECKING:
     from ruleset import NodeSet
     from ruleset.api.pod import Pod
-
-#: What a matching ``prefer`` selector is worth before the rule's weight.
-MATCH_SCORE = 100
-#: The selector-valued keys of a rule, in the order they are checked.
-SELECTOR_FIELDS = ("pods", "require", "prefer")
 
 
 class RuleLike(Protocol):
@@ -75,16 +70,6 @@ class RuleScore:
     def scores(self) -> np.ndarray:
         """``MATCH_SCORE`` where the node matched, else 0 (before the rule's weight)."""
         return np.where(self.matched, MATCH_SCORE, 0).astype(np.int64)
-
-
-@lru_cache(maxsize=4096)
-def selector(text: str) -> Selector:
-    """Parse a rule expression (raises :class:`~ruleset.selector.SelectorError`).
-
-    Cached: args are validated and then compiled by the plugin, and many profiles share
-    expressions; a :class:`Selector` is immutable.
-    """
-    return parse(text)
 
 
 def compile_rule(rule: RuleLike) -> CompiledRule:

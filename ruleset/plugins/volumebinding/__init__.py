@@ -9,11 +9,26 @@ switches declared in :mod:`.plugin`.
 
 from __future__ import annotations
 
-from ruleset.plugins.volumebinding.plugin import (
-    DEFAULT_BIND_TIMEOUT_SECONDS,
-    NAME,
-    VolumeBinding,
-    VolumeBindingArgs,
-)
+from ruleset.lazy import lazy_exports
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ruleset.plugins.volumebinding.plugin import (
+        DEFAULT_BIND_TIMEOUT_SECONDS,
+        NAME,
+        VolumeBinding,
+        VolumeBindingArgs,
+    )
+
+#: Each name -> its module, imported when the name is first read: importing one module of the
+#: package (its args, for ``ruleset validate``) imports no other.
+_EXPORTS = {
+    "DEFAULT_BIND_TIMEOUT_SECONDS": "ruleset.plugins.volumebinding.plugin",
+    "NAME": "ruleset.plugins.volumebinding.plugin",
+    "VolumeBinding": "ruleset.plugins.volumebinding.plugin",
+    "VolumeBindingArgs": "ruleset.plugins.volumebinding.plugin",
+}
 
 __all__ = ["DEFAULT_BIND_TIMEOUT_SECONDS", "NAME", "VolumeBinding", "VolumeBindingArgs"]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
