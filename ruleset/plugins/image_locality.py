@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -101,6 +102,12 @@ def calculate_priority(sum_scores: np.ndarray, num_containers: int) -> np.ndarra
     return MAX_NODE_SCORE * (clamped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
 
 
+@lru_cache(maxsize=64)
+def _zero_sum_priority(num_containers: int) -> int:
+    """:func:`calculate_priority` of a node holding none of the images (the same on every node)."""
+    return int(calculate_priority(np.zeros(1, dtype=np.int64), num_containers)[0])
+
+
 def _regular_containers(pod: Pod) -> tuple[Container, ...]:
     return pod.containers
 
@@ -125,11 +132,12 @@ class ImageLocality(Plugin):
     @hookimpl
     def ruleset_score(self, pod: Pod, nodes: NodeSet) -> np.ndarray:
         index = image_index(nodes.snapshot)
-        total = np.zeros(index.total_nodes, dtype=np.int64)
         containers = self._containers(pod)
-        for container in containers:
-            image = index.images.get(normalized_image_name(container.image))
-            if image is None:
-                continue
+        images = [image for image in (index.images.get(normalized_image_name(c.image)) for c in containers)
+                  if image is not None]
+        if not images:  # no node holds any of the pod's images: every node sums 0
+            return np.full(len(nodes), _zero_sum_priority(len(containers)), dtype=np.int64)
+        total = np.zeros(index.total_nodes, dtype=np.int64)
+        for image in images:
             total[image.nodes] += scaled_image_score(image.sizes, image.num_nodes, index.total_nodes)
         return calculate_priority(total[nodes.indices], len(containers))

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from ruleset import Plugin, QueuedPodInfo, hookimpl
+from ruleset import PRIORITY_ORDER, Plugin, QueuedPodInfo, hookimpl
 
 
 class PrioritySort(Plugin):
     """Orders the scheduling queue by pod priority, then by arrival (QueueSort)."""
 
     name = "PrioritySort"
+    queue_order = PRIORITY_ORDER  # the queue may compare (-priority, timestamp) keys instead
 
     @hookimpl
     def ruleset_queue_sort(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:

@@ -303,24 +303,26 @@ class Snapshot:
             self.generation += 1  # never the value of a state seen inside the block
 
     def _account(self, pod: Pod, index: int, sign: int) -> None:
-        with np.errstate(over="ignore"):  # sums wrap in int64, as Go's do
-            self._account_unchecked(pod, index, sign)
-
-    def _account_unchecked(self, pod: Pod, index: int, sign: int) -> None:
+        # Sums wrap in int64, as Go's do: in Python integers, wrapped once per cell (the same
+        # values as numpy's int64 +=, without entering an errstate block and numpy scalars).
         requested = self._requested
         for name, value in pod.requests.items():
             column = requested.get(name)
             if column is None:
                 column = requested[name] = np.zeros(len(self.nodes), dtype=np.int64)
-            column[index] += sign * value
+            column[index] = wrap_int64(column.item(index) + sign * value)
         cpu, mem = pod.non_zero_requests
-        self.non_zero_cpu[index] += sign * cpu
-        self.non_zero_memory[index] += sign * mem
-        self.pod_count[index] += sign
+        self.non_zero_cpu[index] = wrap_int64(self.non_zero_cpu.item(index) + sign * cpu)
+        self.non_zero_memory[index] = wrap_int64(self.non_zero_memory.item(index) + sign * mem)
+        self.pod_count[index] = wrap_int64(self.pod_count.item(index) + sign)
         if pod.volumes:
-            self.volume_count[index] += sign * len(pod.volumes)
+            self.volume_count[index] = wrap_int64(self.volume_count.item(index) + sign * len(pod.volumes))
         self._account_ports(pod, index, sign)
         self.generation += 1
+
+    def _account_unchecked(self, pod: Pod, index: int, sign: int) -> None:
+        """:meth:`_account` (kept for callers of the name: it never needed an errstate block)."""
+        self._account(pod, index, sign)
 
     def _account_ports(self, pod: Pod, index: int, sign: int) -> None:
         ports = self.used_ports[index]

@@ -13,7 +13,6 @@ import numpy as np
 from ruleset import Code, FilterResult, NodeSet, Snapshot, switch
 from ruleset.api.pod import Pod
 from ruleset.plugins.interpodaffinity.terms import (
-    REQUIRED_ANTI_AFFINITY,
     PodInfo,
     existing_terms,
     matches_all,
@@ -60,14 +59,23 @@ class TopologyCounts:
         if column is None or not len(nodes):
             return False
         codes = column[nodes]
-        present = codes >= 0
-        if not present.any():
+        same = values
+        if isinstance(values, np.ndarray):
+            if values.dtype.kind != "i" or np.minimum.reduce(values) != np.maximum.reduce(values):
+                present = codes >= 0
+                if not present.any():
+                    return False
+                np.add.at(self.array(snapshot, key), codes[present], values[present])
+                return True
+            same = int(values[0])
+        # One value for every entry: counting each code (-1, no key, shifted to 0 and dropped),
+        # then one multiplication, gives the same int64 sums as np.add.at adding it once per
+        # entry (both wrap modulo 2**64).
+        counts = np.bincount(codes + 1)
+        if counts[0] == len(codes):
             return False
         array = self.array(snapshot, key)
-        if isinstance(values, np.ndarray):
-            np.add.at(array, codes[present], values[present])
-        else:
-            np.add.at(array, codes[present], values)
+        array[: len(counts) - 1] += counts[1:] * same
         return True
 
     def lookup(self, key: str, codes: np.ndarray) -> np.ndarray:
@@ -96,8 +104,11 @@ class TopologyCounts:
 def add_by_key(counts: TopologyCounts, snapshot: Snapshot, keys: Sequence[str], key_of_entry: np.ndarray,
                nodes: np.ndarray, values: np.ndarray | int = 1) -> bool:
     """Add each entry's value at (its key, its node's value for that key); entries are grouped by key."""
+    if len(keys) == 1:  # every entry has the one key: no grouping
+        return counts.add(snapshot, keys[0], nodes, values) if len(key_of_entry) else False
     landed = False
-    for k in np.unique(key_of_entry).tolist():
+    # The keys present, ascending (as np.unique would list them, for less).
+    for k in np.flatnonzero(np.bincount(key_of_entry, minlength=len(keys))).tolist():
         mine = key_of_entry == k
         entry_values = values[mine] if isinstance(values, np.ndarray) else values
         landed |= counts.add(snapshot, keys[k], nodes[mine], entry_values)
@@ -150,18 +161,14 @@ def existing_anti_affinity_counts(pod: Pod, snapshot: Snapshot, namespace_select
                                   ) -> TopologyCounts:
     """``getTPMapMatchingExistingAntiAffinity``."""
     counts = TopologyCounts()
-    table = snapshot.pod_table
     index = existing_terms(snapshot, namespace_selector)
-    if not len(index.rows):
-        return counts
-    chosen = (index.kinds == REQUIRED_ANTI_AFFINITY) & table.alive[index.rows]
-    if not chosen.any():
-        return counts
-    chosen &= index.matched_by(pod)
-    if not chosen.any():
-        return counts
-    add_by_key(counts, snapshot, index.keys, index.key_ids[chosen], table.node[index.rows[chosen]])
+    if len(index.rows):  # each live pod's required anti-affinity term the pod matches counts 1
+        index.sums(_ANTI_AFFINITY_ONE).update(index, snapshot).add_matching(counts, index, pod, snapshot)
     return counts
+
+
+#: :meth:`ExistingTerms.sums` of the required anti-affinity terms only, each counting 1.
+_ANTI_AFFINITY_ONE = (None, 1, None, None)
 
 
 def incoming_affinity_counts(info: PodInfo, snapshot: Snapshot) -> tuple[TopologyCounts, TopologyCounts]:

@@ -11,11 +11,8 @@ import numpy as np
 
 from ruleset import MAX_NODE_SCORE, NodeSet, Snapshot, switch
 from ruleset.api.pod import Pod
-from ruleset.plugins.interpodaffinity.filtering import TopologyCounts, add_by_key
+from ruleset.plugins.interpodaffinity.filtering import TopologyCounts
 from ruleset.plugins.interpodaffinity.terms import (
-    PREFERRED_ANTI_AFFINITY,
-    REQUIRED_AFFINITY,
-    REQUIRED_ANTI_AFFINITY,
     PodInfo,
     existing_terms,
     table_matches,
@@ -79,20 +76,14 @@ def topology_scores(pod: Pod, info: PodInfo, snapshot: Snapshot, hard_weight: in
                 value = weighted.weight * sign
                 counted |= scores.add(snapshot, weighted.term.topology_key, nodes[matched], value)
     # The terms of assigned pods that declare affinity, against the incoming pod.
+    # Per kind of list (REQUIRED_AFFINITY, REQUIRED_ANTI_AFFINITY, PREFERRED_AFFINITY,
+    # PREFERRED_ANTI_AFFINITY): the hard weight (when positive), not counted, +weight, -weight.
+    # The sums per term are kept up to date between cycles (TermSums): only the terms the
+    # incoming pod matches are added, not every entry again.
     index = existing_terms(snapshot, namespace_selector)
     if len(index.rows):
-        chosen = table.alive[index.rows]
-        if hard_weight <= 0:
-            chosen &= index.kinds != REQUIRED_AFFINITY
-        chosen &= index.kinds != REQUIRED_ANTI_AFFINITY
-        if chosen.any():
-            chosen &= index.matched_by(pod)
-        if chosen.any():
-            kinds = index.kinds[chosen]
-            values = np.where(kinds == REQUIRED_AFFINITY, hard_weight, index.weights[chosen])
-            values = np.where(kinds == PREFERRED_ANTI_AFFINITY, -values, values)
-            counted |= add_by_key(scores, snapshot, index.keys, index.key_ids[chosen],
-                                  table.node[index.rows[chosen]], values)
+        spec = (hard_weight if hard_weight > 0 else None, None, 0, -1)
+        counted |= index.sums(spec).update(index, snapshot).add_matching(scores, index, pod, snapshot)
     return PreScoreState(scores, counted)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -109,14 +110,75 @@ def matches_all(pod: Pod, terms: Sequence[AffinityTerm]) -> bool:
     return bool(terms) and all(t.matches(pod) for t in terms)
 
 
+class _RowMatches:
+    """One term's answers for the rows of one pod table: ``matched[r]`` is meaningful where
+    ``known[r]``. A row's pod never changes (rows are not reused) and neither do its namespace
+    and labels while it is alive, so an answer, once computed for a live row, stays true."""
+
+    __slots__ = ("known", "matched", "term")
+
+    def __init__(self, term: AffinityTerm) -> None:
+        self.term = term  # held, so that the id keying this entry is never reused
+        self.known = np.zeros(0, dtype=bool)
+        self.matched = np.zeros(0, dtype=bool)
+
+    def lookup(self, table: PodTable, rows: np.ndarray) -> np.ndarray:
+        size = len(table)
+        if len(self.known) < size:
+            grown = max(size, 2 * len(self.known))
+            self.known = np.concatenate((self.known, np.zeros(grown - len(self.known), dtype=bool)))
+            self.matched = np.concatenate((self.matched, np.zeros(grown - len(self.matched), dtype=bool)))
+        known = self.known[rows]
+        if np.count_nonzero(known) == len(known):
+            return self.matched[rows]
+        unknown = rows[~known]
+        answers = _table_matches(self.term, table, unknown)
+        # Only live rows' answers are kept: a dead row's labels are cleared in the table.
+        live = unknown[table.alive[unknown]]
+        self.matched[live] = answers[table.alive[unknown]]
+        self.known[live] = True
+        out = self.matched[rows]
+        out[~known] = answers
+        return out
+
+
+_ROW_MATCHES: weakref.WeakKeyDictionary[PodTable, dict[int, _RowMatches]] = weakref.WeakKeyDictionary()
+#: Terms remembered per pod table (two bits per row each); others are evaluated every time.
+MAX_REMEMBERED_TERMS = 64
+
+
 def table_matches(term: AffinityTerm, table: PodTable, rows: np.ndarray) -> np.ndarray:
-    """``term.matches`` for the pods in ``rows`` at once."""
+    """``term.matches`` for the pods in ``rows`` (live rows of ``table``) at once.
+
+    Each row is evaluated once per term (up to :data:`MAX_REMEMBERED_TERMS` terms per table;
+    terms are interned, so the pods of one template share theirs): PreFilter and PreScore of
+    every cycle ask again about every assigned pod, and only new rows need an answer.
+    """
+    remembered = _ROW_MATCHES.get(table)
+    if remembered is None:
+        remembered = _ROW_MATCHES[table] = {}
+    entry = remembered.get(id(term))
+    if entry is None:
+        if len(remembered) >= MAX_REMEMBERED_TERMS:
+            return _table_matches(term, table, rows)
+        entry = remembered[id(term)] = _RowMatches(term)
+    return entry.lookup(table, rows)
+
+
+def _table_matches(term: AffinityTerm, table: PodTable, rows: np.ndarray) -> np.ndarray:
+    """:func:`table_matches`, evaluated (on the table's namespace and label columns)."""
     codes = [c for c in (table.namespace_code(ns) for ns in term.namespaces) if c >= 0]
     if isinstance(term, SelectedNamespacesTerm):
         codes = [code for ns, code in table.namespaces.items() if term.selects_namespace(ns)]
     if not codes or not len(rows):
         return np.zeros(len(rows), dtype=bool)
-    in_namespace = np.isin(table.namespace[rows], codes)
+    namespaces = table.namespace[rows]
+    if len(codes) > 8:
+        in_namespace = np.isin(namespaces, codes)
+    else:  # a few codes: comparisons cost less than np.isin's set machinery (same booleans)
+        in_namespace = namespaces == codes[0]
+        for code in codes[1:]:
+            in_namespace |= namespaces == code
     if not in_namespace.any():
         return in_namespace
     matched = np.zeros(len(rows), dtype=bool)
@@ -130,6 +192,28 @@ def table_matches(term: AffinityTerm, table: PodTable, rows: np.ndarray) -> np.n
 # --------------------------------------------------------------------------------------------
 
 REQUIRED_AFFINITY, REQUIRED_ANTI_AFFINITY, PREFERRED_AFFINITY, PREFERRED_ANTI_AFFINITY = range(4)
+
+
+class _Growing:
+    """An append-only int column with spare room (a pod's entries cost no copy of the others)."""
+
+    __slots__ = ("data", "size", "view")
+
+    def __init__(self, dtype: type) -> None:
+        self.data: np.ndarray = np.zeros(16, dtype=dtype)
+        self.size = 0
+        self.view: np.ndarray = self.data[:0]
+
+    def extend(self, values: list[int]) -> None:
+        end = self.size + len(values)
+        if end > len(self.data):
+            grown = np.zeros(max(end, 2 * len(self.data)), dtype=self.data.dtype)
+            grown[: self.size] = self.data[: self.size]
+            self.data = grown
+        self.data[self.size: end] = values
+        self.size = end
+        self.view = self.data[:end]
+        self.view.flags.writeable = False
 
 
 class ExistingTerms:
@@ -147,16 +231,38 @@ class ExistingTerms:
         self.scanned = 0
         self.terms: list[AffinityTerm] = []
         self._ids: dict[int, int] = {}
-        self.rows = np.zeros(0, dtype=np.intp)
-        self.term_ids = np.zeros(0, dtype=np.intp)
-        self.kinds = np.zeros(0, dtype=np.int8)
-        self.weights = np.zeros(0, dtype=np.int64)
+        self._rows = _Growing(np.intp)
+        self._term_ids = _Growing(np.intp)
+        self._kinds = _Growing(np.int8)
+        self._weights = _Growing(np.int64)
         self._last_match: tuple[Pod | None, np.ndarray] = (None, np.zeros(0, dtype=bool))
         #: The distinct topology keys, and per entry the index of its term's key.
         self.keys: list[str] = []
         self._key_index: dict[str, int] = {}
         self._key_of_term: list[int] = []
-        self.key_ids = np.zeros(0, dtype=np.intp)
+        self._key_ids = _Growing(np.intp)
+        self._sums: dict[tuple[int | None, ...], TermSums] = {}
+
+    # The entries' columns (read-only views: entries are appended as pods are assigned).
+    @property
+    def rows(self) -> np.ndarray:
+        return self._rows.view
+
+    @property
+    def term_ids(self) -> np.ndarray:
+        return self._term_ids.view
+
+    @property
+    def kinds(self) -> np.ndarray:
+        return self._kinds.view
+
+    @property
+    def weights(self) -> np.ndarray:
+        return self._weights.view
+
+    @property
+    def key_ids(self) -> np.ndarray:
+        return self._key_ids.view
 
     def _term_id(self, term: AffinityTerm) -> int:
         # Terms are interned by affinity_term's cache; equal terms missed by it only cost a
@@ -193,12 +299,11 @@ class ExistingTerms:
                 weights.append(weight)
         self.scanned = size
         if rows:
-            self.rows = np.concatenate((self.rows, np.array(rows, dtype=np.intp)))
-            self.term_ids = np.concatenate((self.term_ids, np.array(term_ids, dtype=np.intp)))
-            self.kinds = np.concatenate((self.kinds, np.array(kinds, dtype=np.int8)))
-            self.weights = np.concatenate((self.weights, np.array(weights, dtype=np.int64)))
-            new_keys = np.array([self._key_of_term[t] for t in term_ids], dtype=np.intp)
-            self.key_ids = np.concatenate((self.key_ids, new_keys))
+            self._rows.extend(rows)
+            self._term_ids.extend(term_ids)
+            self._kinds.extend(kinds)
+            self._weights.extend(weights)
+            self._key_ids.extend([self._key_of_term[t] for t in term_ids])
         return self
 
     def matched_by(self, pod: Pod) -> np.ndarray:
@@ -207,6 +312,14 @@ class ExistingTerms:
         The answers for the last pod asked are kept, so PreFilter and PreScore of one cycle
         (and the cycles of a pod retried later) only evaluate terms added since.
         """
+        return self.terms_matching(pod)[self.term_ids]
+
+    def key_of(self, term: int) -> str:
+        """The topology key of the term with id ``term``."""
+        return self.keys[self._key_of_term[term]]
+
+    def terms_matching(self, pod: Pod) -> np.ndarray:
+        """Per distinct term (by id): does ``pod`` match it? (See :meth:`matched_by`.)"""
         cached_pod, known = self._last_match
         if cached_pod is not pod:
             known = np.zeros(0, dtype=bool)
@@ -215,7 +328,105 @@ class ExistingTerms:
             answers = np.fromiter((t.matches(pod) for t in new), dtype=bool, count=len(new))
             known = np.concatenate((known, answers))
             self._last_match = (pod, known)
-        return known[self.term_ids]
+        return known
+
+    def sums(self, values: tuple[int | None, int | None, int | None, int | None]) -> TermSums:
+        """The :class:`TermSums` counting, per kind of list (index: REQUIRED_AFFINITY, ...), the value
+        ``values[kind]`` (0 stands for the entry's weight, negative for minus it; None: not counted)."""
+        found = self._sums.get(values)
+        if found is None:
+            found = self._sums[values] = TermSums(values)
+        return found
+
+
+class TermSums:
+    """Per distinct term of an :class:`ExistingTerms`: the values of its entries whose pod is
+    live, summed per value of the term's topology key (over the nodes carrying it), and how many
+    such entries landed on a node with the key. Kept up to date incrementally: each entry
+    remembers the node it was counted on, and only entries whose pod's node changed since (new
+    pods, pods removed or moved, dry runs and their undo) are moved; int64 sums wrap, so the
+    order of additions never matters.
+    """
+
+    def __init__(self, values: tuple[int | None, ...]) -> None:
+        self.values = values
+        self.done = 0
+        self._value = _Growing(np.int64)
+        self._counted = _Growing(np.int8)
+        self._node = _Growing(np.intp)
+        #: Per term id: the sums over the term's key's vocabulary (None until an entry lands), landed count.
+        self.arrays: list[np.ndarray | None] = []
+        self.landed: list[int] = []
+
+    def update(self, index: ExistingTerms, snapshot: Snapshot) -> TermSums:
+        total = len(index.rows)
+        if total > self.done:
+            kinds = index.kinds[self.done:total].tolist()
+            weights = index.weights[self.done:total].tolist()
+            values: list[int] = []
+            counted: list[int] = []
+            for kind, weight in zip(kinds, weights, strict=True):
+                spec = self.values[kind]
+                counted.append(0 if spec is None else 1)
+                values.append(0 if spec is None else weight if spec == 0 else -weight if spec < 0 else spec)
+            self._value.extend(values)
+            self._counted.extend(counted)
+            self._node.extend([-1] * (total - self.done))
+            self.done = total
+        while len(self.arrays) < len(index.terms):
+            self.arrays.append(None)
+            self.landed.append(0)
+        if not total:
+            return self
+        table = snapshot.pod_table
+        now = np.where(self._counted.view != 0, table.node[index.rows], -1)
+        was = self._node.data[:total]
+        changed = np.flatnonzero(now != was)
+        if len(changed):
+            self._move(index, snapshot, changed, was[changed], now[changed])
+            was[changed] = now[changed]
+        return self
+
+    def _move(self, index: ExistingTerms, snapshot: Snapshot, changed: np.ndarray, before: np.ndarray,
+              after: np.ndarray) -> None:
+        term_ids = index.term_ids[changed]
+        values = self._value.view[changed]
+        for term in np.flatnonzero(np.bincount(term_ids)).tolist():
+            mine = term_ids == term
+            key = index.key_of(term)
+            column = snapshot.node_labels.column(key)
+            if column is None:
+                continue  # no node carries the key: nothing ever lands
+            array = self.arrays[term]
+            if array is None:
+                size = len(snapshot.node_labels.vocabulary(key))
+                array = self.arrays[term] = np.zeros(size, dtype=np.int64)
+            for nodes, sign in ((before[mine], -1), (after[mine], 1)):
+                codes = np.where(nodes >= 0, column[np.maximum(nodes, 0)], -1)
+                present = codes >= 0
+                if present.any():
+                    np.add.at(array, codes[present], sign * values[mine][present])
+                    self.landed[term] += sign * int(np.count_nonzero(present))
+
+    def add_matching(self, counts: TopologyCountsLike, index: ExistingTerms, pod: Pod,
+                     snapshot: Snapshot) -> bool:
+        """Add the sums of the terms ``pod`` matches into ``counts`` (one array per topology key);
+        returns whether any entry landed (as adding the entries one by one would)."""
+        matching = index.terms_matching(pod)
+        landed = False
+        for term, count in enumerate(self.landed):
+            if count and matching[term]:
+                array = self.arrays[term]
+                assert array is not None
+                counts.array(snapshot, index.key_of(term))[:] += array
+                landed = True
+        return landed
+
+
+class TopologyCountsLike(Protocol):
+    """What :meth:`TermSums.add_matching` writes into (filtering's ``TopologyCounts``)."""
+
+    def array(self, snapshot: Snapshot, key: str) -> np.ndarray: ...
 
 
 def existing_terms(snapshot: Snapshot, namespace_selector: bool = False) -> ExistingTerms:

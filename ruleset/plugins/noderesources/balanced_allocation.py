@@ -30,7 +30,6 @@ does nothing observable before 1.33.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -44,28 +43,20 @@ from ruleset import (
     Plugin,
     Status,
     Target,
-    arg_field,
     hookimpl,
     switch,
 )
 from ruleset.api.pod import Pod
-from ruleset.gofmt import go_quote
+from ruleset.plugins.noderesources import args as args_module
 from ruleset.plugins.noderesources import scoring
+from ruleset.plugins.noderesources.args import STD_DEV, NodeResourcesBalancedAllocationArgs
 from ruleset.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCE_SPECS,
-    RESOURCES_SCHEMA,
-    ResourceSpec,
-    dump_resources,
     fraction_of_capacity,
     requested_and_allocatable,
 )
-from ruleset.plugins.noderesources.strategy import parse_defaulted_resources
 
 _REF = "pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go"
-STD_DEV = switch("NodeResourcesBalancedAllocation.standard-deviation", "1.22",
-                 "standard deviation of the fractions over args.resources (two: (1 - |f1 - f2| / 2) * 100, "
-                 "fractions capped at 1, resources a node lacks skipped; the cap, kubernetes#102925, was "
-                 "back-ported to 1.21 patch releases)", _REF)
 ACTUAL_REQUESTS = switch("NodeResourcesBalancedAllocation.actual-requests", "1.23",
                          "pods' own requests, not the 100m/200Mi non-zero defaults",
                          "pkg/scheduler/framework/plugins/noderesources/resource_allocation.go")
@@ -73,19 +64,6 @@ SKIP_BEST_EFFORT = switch("NodeResourcesBalancedAllocation.skip-best-effort", "1
                           "a pod requesting none of args.resources is not scored (PreScore Skip)", _REF)
 
 _SKIP = Status(Code.SKIP)
-
-
-@dataclass(frozen=True, slots=True)
-class NodeResourcesBalancedAllocationArgs:
-    """``balanceAttachedNodeVolumes``: upstream's BalanceAttachedNodeVolumes feature gate, as an arg."""
-
-    balance_attached_node_volumes: bool = arg_field(
-        "balanceAttachedNodeVolumes", False, schema={"type": "boolean"},
-        description="Kubernetes 1.20/1.21: include the attachable-volume fraction (variance of three "
-                    "fractions).")
-    resources: tuple[ResourceSpec, ...] | None = arg_field(
-        "resources", None, parse=parse_defaulted_resources, dump=dump_resources, schema=RESOURCES_SCHEMA,
-        description="Kubernetes 1.22 on: resources balanced (weights must be 1); cpu and memory when empty.")
 
 
 class NodeResourcesBalancedAllocation(Plugin):
@@ -110,40 +88,23 @@ class NodeResourcesBalancedAllocation(Plugin):
 
     @classmethod
     def defaults_for(cls, target: Target) -> dict[str, Any]:
-        """The release's defaults the v1.20 dataclass lacks: ``resources`` from 1.22."""
-        return {"resources": dump_resources(DEFAULT_RESOURCE_SPECS)} if target.has(STD_DEV) else {}
+        """The release's defaults the v1.20 dataclass lacks (:mod:`.args`)."""
+        return args_module.balanced_allocation_defaults_for(target)
 
     @classmethod
     def validate_args(cls, args: NodeResourcesBalancedAllocationArgs) -> list[ArgError]:
-        """``ValidateNodeResourcesBalancedAllocationArgs`` (1.22 on): no repeated name, weights 1."""
-        errors, seen = [], set()
-        for i, spec in enumerate(args.resources or ()):
-            if spec.name in seen:
-                errors.append(ArgError(("resources", i, "name"),
-                                       f"resources[{i}].name: Duplicate value: {go_quote(spec.name)}"))
-            seen.add(spec.name)
-            if spec.weight != 1:
-                errors.append(ArgError(("resources", i, "weight"),
-                                       f"resources[{i}].weight: Invalid value: {spec.weight}: must be 1"))
-        return errors
+        """``ValidateNodeResourcesBalancedAllocationArgs`` (:mod:`.args`)."""
+        return args_module.validate_balanced_allocation_args(args)
 
     @classmethod
     def args_not_in(cls, target: Target) -> frozenset[str]:
-        """The args the target release does not have (``show`` leaves them out)."""
-        return frozenset({"balanceAttachedNodeVolumes"} if target.has(STD_DEV) else {"resources"})
+        """The args the target release does not have (:mod:`.args`)."""
+        return args_module.balanced_allocation_args_not_in(target)
 
     @classmethod
     def validate_args_for(cls, args: NodeResourcesBalancedAllocationArgs, target: Target) -> list[ArgError]:
-        """Args the target release does not have: ``resources`` before 1.22, the volume gate after."""
-        if args.resources is not None and not target.has(STD_DEV):
-            return [ArgError(("resources",), f"resources is not in Kubernetes {target.version}: it came in "
-                                             f"1.22", code="arg-not-in-release")]
-        if args.balance_attached_node_volumes and target.has(STD_DEV):
-            return [ArgError(("balanceAttachedNodeVolumes",),
-                             f"balanceAttachedNodeVolumes is not in Kubernetes {target.version}: the "
-                             f"BalanceAttachedNodeVolumes feature gate was removed in 1.22",
-                             code="arg-not-in-release")]
-        return []
+        """Args the target release does not have (:mod:`.args`)."""
+        return args_module.validate_balanced_allocation_args_for(args, target)
 
     @hookimpl
     def ruleset_pre_score(self, pod: Pod) -> Status | None:

@@ -22,55 +22,20 @@ from ruleset import ArgError, NodeSet, Plugin, arg_field, hookimpl
 from ruleset.api import resources as res
 from ruleset.api.pod import Pod
 from ruleset.plugins.noderesources import scoring
+
+# The args, apart (ruleset validate reads them without numpy); re-exported for the scorers.
+from ruleset.plugins.noderesources.resource_args import (  # noqa: F401
+    DEFAULT_RESOURCE_SPECS,
+    DEFAULT_RESOURCES,
+    RESOURCES_DESCRIPTION,
+    RESOURCES_SCHEMA,
+    ResourceSpec,
+    dump_resources,
+    parse_resources,
+    parse_resources_defaulted,
+    with_default_resources,
+)
 from ruleset.plugins.noderesources.scoring import go_round  # noqa: F401 - re-exported for the v1.20 scorers
-
-DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceSpec:
-    """``config.ResourceSpec``: a resource name and its weight."""
-
-    name: str
-    weight: int
-
-
-def parse_resources(raw: list[dict]) -> tuple[ResourceSpec, ...]:
-    # An omitted weight is Go's zero value, which validation then rejects.
-    return tuple(ResourceSpec(str(r["name"]), int(r.get("weight", 0))) for r in raw)
-
-
-def dump_resources(specs: tuple[ResourceSpec, ...]) -> list[dict]:
-    return [{"name": s.name, "weight": s.weight} for s in specs]
-
-
-#: The JSON Schema of a ``resources`` arg.
-RESOURCES_SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "items": {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["name"],
-        "properties": {
-            "name": {"type": "string", "minLength": 1,
-                     "description": "Resource name: cpu, memory, ephemeral-storage or a scalar resource."},
-            "weight": {"type": "integer", "default": 0,
-                       "description": "Weight in the average; an omitted weight is 0, which is rejected."},
-        },
-    },
-}
-RESOURCES_DESCRIPTION = "Resources to score and their weights; cpu and memory with weight 1 when empty."
-#: The ``resources`` arg when none is given (an empty list means the same).
-DEFAULT_RESOURCE_SPECS = tuple(ResourceSpec(n, w) for n, w in DEFAULT_RESOURCES)
-
-
-def with_default_resources(specs: tuple[ResourceSpec, ...]) -> tuple[ResourceSpec, ...]:
-    """v1beta1 defaulting: an empty list means cpu and memory, weight 1."""
-    return specs or DEFAULT_RESOURCE_SPECS
-
-
-def parse_resources_defaulted(raw: list[dict]) -> tuple[ResourceSpec, ...]:
-    return with_default_resources(parse_resources(raw))
 
 
 def weight_map(specs: tuple[ResourceSpec, ...]) -> dict[str, int]:

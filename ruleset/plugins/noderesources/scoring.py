@@ -11,7 +11,7 @@ The v1.20 formulas stay in their plugin modules; these serve every release from 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -78,15 +78,32 @@ class ResourceReader:
     #: Actual requests (BalancedAllocation from 1.23); else the non-zero defaults for cpu and memory.
     use_requested: bool
     overhead_milli: bool
+    #: Where :meth:`pod_requests` keeps its answer in the pod's ``__dict__`` (as the pod's own
+    #: cached properties do): one key per way of reading.
+    cache_key: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cache_key",
+                           f"_scoring_requests:{self.names!r}:{self.use_requested}:{self.overhead_milli}")
 
     @classmethod
     def at(cls, target: Target, names: Sequence[str], *, use_requested: bool = False) -> ResourceReader:
         return cls(tuple(names), use_requested, target.has(OVERHEAD_MILLI))
 
     def pod_requests(self, pod: Pod) -> list[int]:
-        """``calculatePodResourceRequestList``: the pod's request of each resource, in order."""
-        return [pod_scoring_request(pod, name, non_zero=not self.use_requested,
-                                    overhead_milli=self.overhead_milli) for name in self.names]
+        """``calculatePodResourceRequestList``: the pod's request of each resource, in order.
+
+        Computed once per pod and way of reading (a cycle asks up to three times; quantities are
+        parsed on every computation): a pod's containers and overhead never change once it is
+        read, and the answer is dropped if the pod's accounting is replaced (``apply_target``).
+        """
+        cached = pod.__dict__.get(self.cache_key)
+        if cached is not None and cached[0] is pod.accounting:
+            return list(cached[1])
+        values = [pod_scoring_request(pod, name, non_zero=not self.use_requested,
+                                      overhead_milli=self.overhead_milli) for name in self.names]
+        pod.__dict__[self.cache_key] = (pod.accounting, tuple(values))
+        return values
 
     def read(self, pod_requests: list[int], nodes: NodeSet) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per resource, (requested incl. the pod, allocatable) per node; both 0 where the
@@ -109,7 +126,10 @@ class ResourceReader:
                 out.append((zeros, zeros))
                 continue
             allocatable = snapshot.allocatable(name)[idx]
-            out.append((np.where(allocatable == 0, 0, node[idx] + pod_request), allocatable))
+            requested = node[idx] + pod_request
+            if np.count_nonzero(allocatable) != len(allocatable):  # else nothing to zero
+                requested = np.where(allocatable == 0, 0, requested)
+            out.append((requested, allocatable))
         return out
 
 
@@ -128,6 +148,8 @@ Columns = list[tuple[np.ndarray, np.ndarray]]
 def _weighted(columns: Columns, weights: Sequence[int],
               per_resource: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
     """Σ score·w / Σ w over the resources each node has (int64 division; 0 with none)."""
+    if columns and _every_node_has_all(columns):
+        return _weighted_all(columns, weights, per_resource)
     n = len(columns[0][0]) if columns else 0
     node_score = np.zeros(n, dtype=np.int64)
     weight_sum = np.zeros(n, dtype=np.int64)
@@ -138,6 +160,36 @@ def _weighted(columns: Columns, weights: Sequence[int],
     return np.where(weight_sum == 0, 0, node_score // np.maximum(weight_sum, 1))
 
 
+def _every_node_has_all(columns: Columns) -> bool:
+    """Whether every node has every resource of ``columns`` (no allocatable is 0): then the
+    scorers' per-node masks are all true and their fast forms below give the same integers."""
+    return all(np.count_nonzero(allocatable) == len(allocatable) for _, allocatable in columns)
+
+
+def _weighted_all(columns: Columns, weights: Sequence[int],
+                  per_resource: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+    """:func:`_weighted` when every node has every resource: the same sums without the masks
+    (int64 addition wraps the same in any grouping, and the weight sum is one number)."""
+    node_score: np.ndarray | None = None
+    weight_sum = 0
+    per_resource = _NO_ZERO_CAPACITY.get(per_resource, per_resource)
+    for (requested, allocatable), weight in zip(columns, weights, strict=True):
+        part = per_resource(requested, allocatable)
+        if weight != 1:
+            part = part * weight
+        node_score = part if node_score is None else node_score + part
+        weight_sum += weight
+    assert node_score is not None
+    if weight_sum == 0:
+        return np.zeros(len(node_score), dtype=np.int64)
+    # The masked form divides by np.maximum(weight_sum, 1), an int64: the same floor division,
+    # which for a power of two is an arithmetic shift (floor for negative sums too).
+    divisor = max(weight_sum, 1)
+    if divisor & (divisor - 1) == 0 and divisor < 2**62:
+        return node_score >> (divisor.bit_length() - 1)
+    return node_score // np.int64(divisor)
+
+
 def _least(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
     bad = (capacity == 0) | (requested > capacity)
     return np.where(bad, 0, (capacity - requested) * MAX_NODE_SCORE // np.where(bad, 1, capacity))
@@ -146,6 +198,22 @@ def _least(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
 def _most(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
     safe = np.where(capacity == 0, 1, capacity)
     return np.where(capacity == 0, 0, np.minimum(requested, capacity) * MAX_NODE_SCORE // safe)
+
+
+def _least_no_zero(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """:func:`_least` where no capacity is 0: the same quotient wherever it is kept."""
+    return np.where(requested > capacity, 0, (capacity - requested) * MAX_NODE_SCORE // capacity)
+
+
+def _most_no_zero(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """:func:`_most` where no capacity is 0."""
+    return np.minimum(requested, capacity) * MAX_NODE_SCORE // capacity
+
+
+#: The per-resource scores' forms for capacities that are never 0 (used by :func:`_weighted_all`).
+_NO_ZERO_CAPACITY: dict[Callable[[np.ndarray, np.ndarray], np.ndarray],
+                        Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    _least: _least_no_zero, _most: _most_no_zero}
 
 
 def least_allocated(columns: Columns, weights: Sequence[int]) -> np.ndarray:
@@ -194,6 +262,8 @@ def requested_to_capacity_ratio(columns: Columns, weights: Sequence[int], points
 def balanced_std_dev(columns: Columns) -> np.ndarray:
     """``balancedResourceScorer`` (1.22 on): ``int((1 - std) * 100)`` over the fractions (capped
     at 1) of the resources each node has; two resources: ``std = |f1 - f2| / 2``."""
+    if columns and _every_node_has_all(columns):
+        return _balanced_all(columns)
     n = len(columns[0][0]) if columns else 0
     count = np.zeros(n, dtype=np.int64)
     total = np.zeros(n, dtype=np.float64)
@@ -216,4 +286,26 @@ def balanced_std_dev(columns: Columns) -> np.ndarray:
         squares = squares + np.where(have, (fraction - mean) * (fraction - mean), 0.0)
     spread = np.sqrt(squares / np.maximum(count, 1))
     std = np.where(count == 2, np.abs((first - second) / 2), np.where(count > 2, spread, 0.0))
+    return ((1 - std) * MAX_NODE_SCORE).astype(np.int64)
+
+
+def _balanced_all(columns: Columns) -> np.ndarray:
+    """:func:`balanced_std_dev` when every node has every resource: each node's count is
+    ``len(columns)``, so the same float operations, in the same order, without the masks."""
+    fractions = [np.minimum(requested.astype(np.float64) / allocatable, 1.0)
+                 for requested, allocatable in columns]
+    k = len(fractions)
+    if k == 2:
+        std = np.abs((fractions[0] - fractions[1]) / 2)
+    elif k > 2:
+        total = fractions[0]
+        for fraction in fractions[1:]:
+            total = total + fraction
+        mean = total / np.int64(k)
+        squares = (fractions[0] - mean) * (fractions[0] - mean)
+        for fraction in fractions[1:]:
+            squares = squares + (fraction - mean) * (fraction - mean)
+        std = np.sqrt(squares / np.int64(k))
+    else:
+        return np.full(len(fractions[0]), MAX_NODE_SCORE, dtype=np.int64)
     return ((1 - std) * MAX_NODE_SCORE).astype(np.int64)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -14,15 +15,18 @@ import numpy as np
 from ruleset import Snapshot
 from ruleset.api.pod import Pod, TopologySpreadConstraint
 from ruleset.plugins.helper.spread import default_selector, matching_pods_per_node
+
+# Defined with the args (ruleset validate reads them without this module's numpy), re-exported.
+from ruleset.plugins.podtopologyspread.args import (  # noqa: F401
+    DO_NOT_SCHEDULE,
+    LABEL_HOSTNAME,
+    LABEL_TOPOLOGY_ZONE,
+    SCHEDULE_ANYWAY,
+)
 from ruleset.selector import Selector, from_label_selector, from_set
 
 if TYPE_CHECKING:
     from ruleset.plugins.podtopologyspread.args import DefaultConstraint
-
-DO_NOT_SCHEDULE = "DoNotSchedule"
-SCHEDULE_ANYWAY = "ScheduleAnyway"
-LABEL_HOSTNAME = "kubernetes.io/hostname"
-LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
 
 MAX_INT32 = 2**31 - 1
 HONOR = "Honor"
@@ -70,7 +74,23 @@ def filter_constraints(constraints: Sequence[TopologySpreadConstraint], action: 
     SelectorError. With ``pod_labels`` (the MatchLabelKeysInPodTopologySpread behaviour), each
     constraint's ``matchLabelKeys`` are merged into its selector; ``min_domains`` and
     ``inclusion_policies`` read the fields of those gates (absent ones keep the defaults).
+    Without labels to merge, the answer depends on the (frozen) constraints alone and is kept
+    per distinct list: pods of one template parse theirs once.
     """
+    if pod_labels is None or not any(getattr(c, "match_label_keys", ()) for c in constraints):
+        return list(_filter_constraints_kept(tuple(constraints), action, min_domains, inclusion_policies))
+    return _filter_constraints(constraints, action, pod_labels, min_domains, inclusion_policies)
+
+
+@lru_cache(maxsize=1024)
+def _filter_constraints_kept(constraints: tuple[TopologySpreadConstraint, ...], action: str,
+                             min_domains: bool, inclusion_policies: bool) -> tuple[SpreadConstraint, ...]:
+    return tuple(_filter_constraints(constraints, action, None, min_domains, inclusion_policies))
+
+
+def _filter_constraints(constraints: Sequence[TopologySpreadConstraint], action: str,
+                        pod_labels: dict[str, str] | None, min_domains: bool,
+                        inclusion_policies: bool) -> list[SpreadConstraint]:
     out = []
     for c in constraints:
         if c.when_unsatisfiable != action:
