@@ -360,6 +360,7 @@ class Outcome:
 def run_schedule(workload: Workload, profile: str = PROFILE) -> Outcome:
     """Build the workload's cluster (not timed) and time ``schedule_all`` over its pending pods."""
     framework, state = build_state(workload.manifests(), profile)
+    framework.post_filter_details = False  # as `ruleset schedule` without --verbose
     start = time.perf_counter()
     run = schedule_all(framework, state)
     seconds = time.perf_counter() - start

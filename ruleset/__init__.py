@@ -54,6 +54,14 @@ _EXPORTS = {
     "MIN_NODE_SCORE": "ruleset.framework.plugin",
     "MAX_TOTAL_SCORE": "ruleset.framework.plugin",
     "PLUGIN_API_VERSION": "ruleset.framework.plugin",
+    "PRIORITY_ORDER": "ruleset.framework.plugin",
+    "OTHER_PODS_IGNORED": "ruleset.framework.plugin",
+    "OTHER_PODS_AS_RESOURCES": "ruleset.framework.plugin",
+    "OTHER_PODS_ANY": "ruleset.framework.plugin",
+    "NodeColumns": "ruleset.framework.dependence",
+    "NominatedRoom": "ruleset.framework.dependence",
+    "fast_paths": "ruleset.framework.dependence",
+    "reference_path": "ruleset.framework.dependence",
     "ProfileView": "ruleset.framework.plugin",
     "Status": "ruleset.framework.status",
     "Code": "ruleset.framework.status",
@@ -76,11 +84,13 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "MAX_NODE_SCORE", "MAX_TOTAL_SCORE", "MIN_NODE_SCORE", "PLUGIN_API_VERSION", "ArgError", "Code",
-    "CycleState", "FilterResult", "Handle", "KubeVersion", "NodeInfo", "NodeSet", "NodeStatuses",
-    "PerNodeFilter", "PerNodeScore", "Plugin", "PostFilterResult", "ProfileView", "QueuedPodInfo", "Snapshot",
-    "StateNotFound", "Status", "Switch", "Target", "WaitingPod", "arg_field", "hookimpl", "hookspec",
-    "switch"
+    "MAX_NODE_SCORE", "MAX_TOTAL_SCORE", "MIN_NODE_SCORE", "OTHER_PODS_ANY", "OTHER_PODS_AS_RESOURCES",
+    "OTHER_PODS_IGNORED", "PLUGIN_API_VERSION", "PRIORITY_ORDER", "ArgError", "Code", "CycleState",
+    "FilterResult", "Handle", "KubeVersion", "NodeColumns", "NodeInfo", "NodeSet", "NodeStatuses",
+    "NominatedRoom", "PerNodeFilter", "PerNodeScore", "Plugin", "PostFilterResult", "ProfileView",
+    "QueuedPodInfo", "Snapshot",
+    "StateNotFound", "Status", "Switch", "Target", "WaitingPod", "arg_field", "fast_paths", "hookimpl",
+    "hookspec", "reference_path", "switch"
 ]
 
 

@@ -82,6 +82,12 @@ CI_MARKERS = {"ci:main-command": "README's main command: .ci/run runs it in a fr
 
 #: Command lines that are not run, by their words (comments and extra spaces dropped), and why.
 SKIPPED: dict[str, str] = {
+    "dask scheduler --port 8786":
+        "starts a Dask scheduler; tests/sweep/test_sweep_engines.py runs the dask engine on a LocalCluster",
+    "dask worker tcp://HOST:8786 --nworkers 2 --nthreads 1":
+        "starts Dask workers; tests/sweep/test_sweep_engines.py runs the dask engine on a LocalCluster",
+    "ruleset sweep --sweep sweep.toml --engine dask --scheduler tcp://HOST:8786 --out sweep-out":
+        "needs a running Dask cluster; tests/sweep/test_sweep_engines.py runs this path on a LocalCluster",
     "python bench/run.py --scale small":
         "the benchmark suite takes minutes; tests/bench/test_reference_path.py runs every workload at a tiny size",
     "python bench/run.py --scale full":
@@ -106,6 +112,7 @@ STAND_INS: dict[str, tuple[tuple[str, ...], str]] = {
 
 #: TOML blocks that are no complete profile, by their first line: ("skip", why) or ("wrap", header).
 TOML_FRAGMENTS: dict[str, tuple[str, str]] = {
+    'profiles = ["default-1.20", "cluster-autoscaler"]': ("skip", "a sweep file, not a profile"),
     "# checks.test.toml: what we mean the default profile to do on our cluster":
         ("skip", "a ruleset test file, not a profile: the `ruleset test` line below runs it"),
     "# the package's pyproject.toml": ("skip", "a plugin package's pyproject.toml, not a profile"),

@@ -292,12 +292,17 @@ _LAYOUTS = {
 
 @pytest.fixture
 def standard_finders(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Only the interpreter's own distribution finder, as in a fresh ``ruleset`` process (a test
-    run may have imported a library, e.g. dask through importlib_metadata, that adds one)."""
+    """Only the interpreter's own distribution finder, as in a fresh ``ruleset`` process: a test
+    run may have imported a library (dask, through the importlib_metadata backport) that adds
+    its own finder and takes ``find_distributions`` off the standard one."""
+    import importlib.metadata
     from importlib.machinery import PathFinder
 
     monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path
                                            if not hasattr(f, "find_distributions") or f is PathFinder])
+    if not hasattr(PathFinder, "find_distributions"):
+        monkeypatch.setattr(PathFinder, "find_distributions",
+                            importlib.metadata.MetadataPathFinder.find_distributions, raising=False)
 
 
 @pytest.mark.usefixtures("standard_finders")

@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     report_notes(state.notes, args.verbose, state.admission, state.warnings, state.read,
                  state.created, state.bound)
     ignored = report_ignored_fields(state, frameworks[0].profile.target)
+    for framework in frameworks:  # every preemption's candidates: under --verbose only
+        framework.post_filter_details = args.verbose
     before = usage_json(state.snapshot)
     if report is not None:
         from ruleset.report.record import ScoreRecorder

@@ -34,6 +34,15 @@ __all__ = ["MAX_NODE_SCORE", "MAX_TOTAL_SCORE", "MIN_NODE_SCORE", "PLUGIN_API_VE
 #: The major version changes when a change to the API could break a plugin.
 PLUGIN_API_VERSION = "1"
 
+#: :attr:`Plugin.queue_order` of a QueueSort ordering by priority (higher first), then timestamp.
+PRIORITY_ORDER = "priority, then timestamp"
+
+#: :meth:`Plugin.other_pods` answers (see :mod:`ruleset.framework.dependence`): the plugin's Filter
+#: verdict ignores other pods; reads them only as summed requests and pod count; may read anything.
+OTHER_PODS_IGNORED = "ignored"
+OTHER_PODS_AS_RESOURCES = "resources"
+OTHER_PODS_ANY = "any"
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ProfileView:
@@ -148,9 +157,25 @@ class Plugin:
     removed_in: ClassVar[str | None] = None
     #: What replaces the plugin from :attr:`removed_in` on, for that message.
     replaced_by: ClassVar[str] = ""
+    #: A QueueSort plugin whose order is exactly "higher ``pod.priority`` first, then earlier
+    #: ``timestamp``" (PrioritySort's) says so with :data:`PRIORITY_ORDER`: the queue then compares
+    #: plain keys instead of calling the hook. Declared by the class that defines the hook (a
+    #: subclass changing the hook without declaring it again gets the hook called).
+    queue_order: ClassVar[str | None] = None
     #: Extension points the plugin extends only from a release on, e.g. ``{"score": "1.22"}``
     #: (NodeResourcesFit scores from 1.22): before it, the point is as if not implemented.
     points_since: ClassVar[Mapping[str, str]] = {}
+
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """How this plugin's Filter verdicts for ``pod`` depend on the other pods of the cluster
+        (called after PreFilter, with the cycle's state): :data:`OTHER_PODS_IGNORED`,
+        :data:`OTHER_PODS_AS_RESOURCES` or :data:`OTHER_PODS_ANY` (the default, always safe).
+
+        Preemption's dry runs and the nominated-pods check answer their what-if questions for
+        many nodes at once when every Filter plugin says one of the first two; see
+        :mod:`ruleset.framework.dependence` for exactly what each promises.
+        """
+        return OTHER_PODS_ANY
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

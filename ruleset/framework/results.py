@@ -305,6 +305,8 @@ class PostFilterReport:
     clear_nomination: bool = False
     #: ``details.to_json()`` (JSON-ready), when the details have one: ``ruleset score``'s report.
     json: dict[str, Any] | None = None
+    #: How many candidates the details list (all of them, even when :attr:`candidates` is not read).
+    candidate_count: int = 0
 
 
 #: The report of a result without details.

@@ -31,7 +31,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sized
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,8 +39,16 @@ import numpy as np
 
 from ruleset.api.pod import Pod
 from ruleset.errors import PLUGIN_FAULTS, Problem, RulesetError, describe_exception, format_path, one_line
+from ruleset.framework.dependence import NodeColumns
 from ruleset.framework.hooks import class_hooks
-from ruleset.framework.plugin import Handle, Plugin, PluginClasses
+from ruleset.framework.plugin import (
+    OTHER_PODS_ANY,
+    OTHER_PODS_AS_RESOURCES,
+    OTHER_PODS_IGNORED,
+    Handle,
+    Plugin,
+    PluginClasses,
+)
 from ruleset.framework.points import HOOKS, MAX_NODE_SCORE, MIN_NODE_SCORE, POINTS
 from ruleset.framework.results import (
     NO_REPORT,
@@ -72,9 +80,15 @@ _MAX_CODE = max(int(code) for code in Code)
 #: Each status Code by value: a dict lookup is several times faster than ``Code(value)``.
 _CODE_OF = {int(code): code for code in Code}
 _INT64_MAX = int(np.iinfo(np.int64).max)
+_INT64 = np.dtype(np.int64)
+#: ``ndarray.min``/``max`` without their Python wrappers (the score range check runs per plugin per pod).
+_min_of = np.minimum.reduce
+_max_of = np.maximum.reduce
 #: What a plugin's hook may throw and be reported for instead of ending the run (the one
 #: isolation boundary of ruleset.errors).
 _FAULTS = PLUGIN_FAULTS
+#: The cycle's :meth:`Framework.what_if_steps` answer, with the nominations' version it read.
+_WHAT_IF_STEPS = "ruleset.framework.what-if-steps"
 
 PRE_SCORE_SKIP = switch(
     "framework.prescore-skip", "1.27",
@@ -132,6 +146,44 @@ class Step:
 
     def __call__(self, **kwargs: Any) -> Any:
         return self.function(*[kwargs[name] for name in self.argnames])
+
+
+@dataclass(frozen=True, slots=True)
+class WhatIfStep:
+    """A Filter step on the what-if path: ``with_columns`` is the plugin's ``filter_with_columns``
+    when it reads other pods as summed requests, None when it ignores them."""
+
+    step: Step
+    with_columns: Callable[..., Any] | None
+
+
+class WhatIfFailures:
+    """The failing nodes of a what-if run (positions aligned with its nodes) and their statuses,
+    each distinct status held once."""
+
+    __slots__ = ("statuses", "which")
+
+    def __init__(self, n: int):
+        #: Per position, its index in :attr:`statuses`; -1 where the node passed.
+        self.which = np.full(n, -1, dtype=np.intp)
+        self.statuses: list[Status] = []
+
+    def __getitem__(self, position: int) -> Status:
+        return self.statuses[int(self.which[position])]
+
+    def __setitem__(self, position: int, status: Status) -> None:
+        self.set(np.array([position]), status)
+
+    def set(self, positions: np.ndarray, status: Status) -> None:
+        """Give the nodes at ``positions`` ``status``."""
+        self.statuses.append(status)
+        self.which[positions] = len(self.statuses) - 1
+
+    def groups(self, positions: np.ndarray) -> list[tuple[Status, np.ndarray]]:
+        """The failing ``positions`` grouped by status (each group in the order given)."""
+        which = self.which[positions]
+        return [(status, positions[which == k]) for k, status in enumerate(self.statuses)
+                if np.any(which == k)]
 
 
 @dataclass
@@ -213,6 +265,9 @@ class Framework:
         self._normalizers = {s.plugin: s for s in self.tables["ruleset_normalize_score"]}
         self._pre_score_skip = profile.target.has(PRE_SCORE_SKIP)
         self._pre_filter_skip = profile.target.has(PRE_FILTER_SKIP)
+        #: Whether PostFilter reports carry every candidate and the details' ``to_json()`` (score,
+        #: explain, ``schedule --verbose``); off, only their number (a long run's memory and time).
+        self.post_filter_details = True
 
     # ------------------------------------------------------------- queries
     def has(self, hook: str) -> bool:
@@ -241,9 +296,12 @@ class Framework:
         it, worded by ``failure`` (a format string over ``plugin`` and ``error``). The call,
         the check and ``decide`` all sit inside the boundary.
         """
+        none_goes_on = decide in _NONE_GOES_ON
         for step in self.tables[hook]:
             try:
                 returned = step.function(*[kwargs[name] for name in step.argnames])
+                if returned is None and none_goes_on:
+                    continue  # what ``decide`` makes of None (Success, or no result): go on
                 if returns is Status:
                     returned = _checked_status(returned)
                 elif returned is not None and not isinstance(returned, returns):
@@ -262,6 +320,21 @@ class Framework:
         return table[0].plugin if table else None
 
     # ------------------------------------------------------------ running
+    def queue_order(self) -> str | None:
+        """The QueueSort plugin's declared :attr:`Plugin.queue_order`, when the class defining
+        its hook declares one; None otherwise (the hook decides every comparison)."""
+        table = self.tables["ruleset_queue_sort"]
+        if len(table) != 1:
+            return None
+        plugin = getattr(table[0].function, "__self__", None)
+        if not isinstance(plugin, Plugin):
+            return None
+        for cls in type(plugin).__mro__:
+            if "ruleset_queue_sort" in cls.__dict__:
+                order = cls.__dict__.get("queue_order")
+                return order if isinstance(order, str) else None
+        return None
+
     def queue_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         """The QueueSort plugin's "less". One that raises or answers other than a bool leaves
         no order to schedule in: the run stops with one problem naming it and its package."""
@@ -363,8 +436,8 @@ class Framework:
 
     def nominated_nodes(self, pod: Pod, snapshot: Snapshot) -> set[int]:
         """Indices of nodes holding nominated pods that ``pod`` must leave room for."""
-        return {snapshot.node_index[name] for name in self.handle.nominator.nodes_for(pod)
-                if name in snapshot.node_index}
+        index = snapshot.node_index
+        return {index[name] for name in self.handle.nominator.room_for(pod) if name in index}
 
     def run_filters_on_node(self, state: CycleState, pod: Pod, index: int, snapshot: Snapshot,
                             with_nominated: bool = True) -> Status:
@@ -417,6 +490,104 @@ class Framework:
             return Status(_CODE_OF[code], reasons, step.plugin, step.package)
         return SUCCESS
 
+    def what_if_steps(self, state: CycleState, pod: Pod) -> list[WhatIfStep] | None:
+        """The Filter steps, in table order, when every Filter plugin's verdicts for ``pod``
+        ignore the other pods or read them only as summed requests (:meth:`Plugin.other_pods`),
+        so what-ifs may run for many nodes at once (:meth:`filter_what_if`); None otherwise.
+
+        PreFilter AddPod/RemovePod extensions must belong to plugins that ignore other pods,
+        as they are not called on that path. A plugin whose answer raises counts as "any".
+        """
+        cached = state.get(_WHAT_IF_STEPS)
+        if cached is not None and cached[0] == self.handle.nominator.version:
+            return cached[1]
+        steps = self._what_if_steps(state, pod)
+        state.write(_WHAT_IF_STEPS, (self.handle.nominator.version, steps))
+        return steps
+
+    def _what_if_steps(self, state: CycleState, pod: Pod) -> list[WhatIfStep] | None:
+        skip: frozenset[str] = state.get(SKIP_FILTER_PLUGINS) or _NOTHING
+        answers: dict[str, str] = {}
+
+        def answer(step: Step) -> str:
+            if step.plugin not in answers:
+                plugin = getattr(step.function, "__self__", None)
+                try:
+                    answers[step.plugin] = plugin.other_pods(state, pod) if isinstance(plugin, Plugin) \
+                        else OTHER_PODS_ANY
+                except _FAULTS:
+                    answers[step.plugin] = OTHER_PODS_ANY
+            return answers[step.plugin]
+
+        steps: list[WhatIfStep] = []
+        for step in self.tables["ruleset_filter"]:
+            if skip and step.plugin in skip:
+                continue
+            kind = answer(step)
+            if kind == OTHER_PODS_IGNORED:
+                steps.append(WhatIfStep(step, None))
+                continue
+            with_columns = getattr(getattr(step.function, "__self__", None), "filter_with_columns", None)
+            if kind != OTHER_PODS_AS_RESOURCES or not callable(with_columns):
+                return None
+            steps.append(WhatIfStep(step, with_columns))
+        for hook in ("ruleset_pre_filter_add_pod", "ruleset_pre_filter_remove_pod"):
+            for step in self.tables[hook]:
+                if not (skip and step.plugin in skip) and answer(step) != OTHER_PODS_IGNORED:
+                    return None
+        return steps
+
+    def filter_what_if(self, state: CycleState, pod: Pod, steps: list[WhatIfStep], snapshot: Snapshot,
+                       nodes: np.ndarray, columns: NodeColumns,
+                       only: Callable[[WhatIfStep], bool] | None = None) -> tuple[np.ndarray, WhatIfFailures]:
+        """Every step of :meth:`what_if_steps` over ``nodes`` (each seeing the nodes the earlier
+        ones passed), resource plugins reading ``columns`` (aligned with ``nodes``): the verdicts
+        :meth:`run_filters_on_node` would give with the pods the columns account for really there.
+
+        Returns the passing mask (aligned with ``nodes``) and the failing positions' statuses, as
+        :meth:`_filter_one` builds them. A plugin that faults fails every node still in play with
+        its fault (its Status has ``fault`` set). ``only`` limits the run to some steps.
+        """
+        n = len(nodes)
+        failed = WhatIfFailures(n)
+        remaining = np.arange(n)
+        for what_if in steps:
+            if not len(remaining):
+                break
+            if only is not None and not only(what_if):
+                continue
+            step = what_if.step
+            subset = NodeSet(snapshot, nodes[remaining])
+            try:
+                if what_if.with_columns is None:
+                    args = {"state": state, "pod": pod, "nodes": subset}
+                    result = step.function(*[args[name] for name in step.argnames])
+                else:
+                    result = what_if.with_columns(state, pod, subset, columns.subset(remaining))
+                if result is None:
+                    continue
+                fail = _filter_failures(result, snapshot, subset.indices)
+            except _FAULTS as exc:
+                failed.set(remaining, _filter_error(step, pod, _describe(exc), fault=True))
+                break
+            if fail is None:
+                continue
+            where = np.flatnonzero(fail)
+            # One Status per distinct (code, reasons) the plugin gave, shared by its nodes.
+            width = len(result.reasons) + 1
+            outcome = result.codes[where].astype(np.int64) * width + result.reason_index[where]
+            distinct, inverse = np.unique(outcome, return_inverse=True)
+            for k, key in enumerate(distinct.tolist()):
+                code, slot = divmod(key, width)
+                reasons = result.reasons[slot]
+                if code != _UNSCHEDULABLE and code != _UNRESOLVABLE:
+                    status = _filter_error(step, pod, ", ".join(reasons))
+                else:
+                    status = Status(_CODE_OF[code], reasons, step.plugin, step.package)
+                failed.set(remaining[where[inverse.reshape(-1) == k]], status)
+            remaining = remaining[~fail]
+        return failed.which < 0, failed
+
     def worth_retrying(self, pod: Pod, placed: Pod) -> bool:
         """Whether ``placed`` landing on a node may let the parked ``pod`` fit: a queueing hint
         says so. A hint that fails counts as yes, as upstream requeues on a hint's error."""
@@ -446,7 +617,7 @@ class Framework:
         """Run PostFilter plugins until one succeeds (or errs); returns the last result (or None)."""
         snapshot = self.handle.snapshot
         kwargs: dict[str, Any] = {"state": state, "pod": pod, "statuses": statuses, "last": None,
-                                  "cluster": snapshot}
+                                  "cluster": snapshot, "details": self.post_filter_details}
         outcome = self._each("ruleset_post_filter", "running PostFilter plugin {plugin!r}: {error}",
                              _post_filter_outcome, kwargs, done=None, returns=PostFilterResult)
         if isinstance(outcome, Status):  # the plugin raised, or returned something else
@@ -474,24 +645,31 @@ class Framework:
         n = len(nodes)
         table = ScoreTable([], [], [], [], np.zeros(n, dtype=np.int64))
         skip: frozenset[str] = state.get(SKIP_SCORE_PLUGINS) or frozenset()
+        kwargs = {"state": state, "pod": pod, "nodes": nodes}
         for step in self.tables["ruleset_score"]:
             if skip and step.plugin in skip:
                 table.skipped.append(step.plugin)
                 continue
             normalizer = self._normalizers.get(step.plugin)
             try:
-                raw = _as_scores(step(state=state, pod=pod, nodes=nodes), nodes, "Score")
-                normalized = raw.copy()
+                raw = _as_scores(step.function(*[kwargs[name] for name in step.argnames]), nodes, "Score")
+                # Only a NormalizeScore plugin may change the scores it is given (in place), so
+                # only then do raw and normalized need to be two arrays; nothing else writes them.
+                normalized = raw
                 if normalizer is not None:
+                    normalized = raw.copy()
                     result = normalizer(state=state, pod=pod, nodes=nodes, scores=normalized)
                     if result is not None:
                         normalized = _as_scores(result, nodes, "NormalizeScore")
-                out_of_range = (normalized < MIN_NODE_SCORE) | (normalized > MAX_NODE_SCORE)
+                # Two reductions instead of two comparisons, an or and an any (all per node).
+                out_of_range = n > 0 and (_min_of(normalized) < MIN_NODE_SCORE
+                                          or _max_of(normalized) > MAX_NODE_SCORE)
             except _FAULTS as exc:
                 return None, _failed(step, f"plugin {step.plugin!r} failed with: {_describe(exc)}",
                                      fault=True)
-            if out_of_range.any():
-                bad = int(normalized[np.flatnonzero(out_of_range)[0]])
+            if out_of_range:
+                outside = (normalized < MIN_NODE_SCORE) | (normalized > MAX_NODE_SCORE)
+                bad = int(normalized[np.flatnonzero(outside)[0]])
                 message = (f"plugin {step.plugin!r} returns an invalid score {bad}, it should in the range "
                            f"of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
                 return None, _failed(step, message, fault=True)
@@ -499,7 +677,7 @@ class Framework:
             table.weights.append(step.weight)
             table.raw.append(raw)
             table.normalized.append(normalized)
-            table.total += normalized * step.weight
+            table.total += normalized if step.weight == 1 else normalized * step.weight
         return table, SUCCESS
 
     def _run_node_hooks(self, hook: str, title: str, state: CycleState, pod: Pod, node: str) -> Status:
@@ -665,7 +843,7 @@ def _post_filter_outcome(step: Step, result: PostFilterResult | None,
         index = snapshot.node_index.get(node)
         if index is None:
             raise _Broken(f"nominated {_shown(node)}, not a node of the cluster")
-    report = _post_filter_report(result.details, node, index, snapshot)
+    report = _post_filter_report(result.details, node, index, snapshot, kwargs.get("details", True))
     if status.is_success:
         result = dataclasses.replace(result, status=status)
         result.report = report
@@ -681,10 +859,12 @@ def _post_filter_outcome(step: Step, result: PostFilterResult | None,
 
 
 def _post_filter_report(details: Any, node: str | None, index: int | None,
-                        snapshot: Snapshot | None) -> PostFilterReport:
+                        snapshot: Snapshot | None, full: bool = True) -> PostFilterReport:
     """What the scheduler and the reports read of a PostFilter plugin's ``details``, read and
     checked here, inside the plugin's boundary: the victims (when a node was nominated), the
-    candidates' ``to_json()``, ``why``, ``clear_nomination`` and the details' ``to_json()``."""
+    candidates' ``to_json()``, ``why``, ``clear_nomination`` and the details' ``to_json()``.
+    Without ``full`` (:attr:`Framework.post_filter_details` off) only the number of candidates
+    is read of them, and not the details' ``to_json()``."""
     if details is None:
         return NO_REPORT
     victims = []
@@ -695,7 +875,9 @@ def _post_filter_report(details: Any, node: str | None, index: int | None,
                 raise _Broken(f"would evict {_shown(victim)}, not a pod on node {node!r}")
             victims.append(victim)
     candidates = []
-    for candidate in getattr(details, "candidates", None) or ():
+    found = getattr(details, "candidates", None) or ()
+    count = len(found) if isinstance(found, Sized) else None
+    for candidate in found if full else ():
         to_json = getattr(candidate, "to_json", None)
         if not callable(to_json):
             raise _Broken(f"reported the candidate {_shown(candidate)}, which has no to_json()")
@@ -706,9 +888,10 @@ def _post_filter_report(details: Any, node: str | None, index: int | None,
     clear = getattr(details, "clear_nomination", False)
     if not isinstance(clear, bool):
         raise _Broken(f"reported clear_nomination {_shown(clear)}, not a bool")
-    to_json = getattr(details, "to_json", None)
+    to_json = getattr(details, "to_json", None) if full else None
     json_report = None if to_json is None else _json_object(to_json(), "the details' to_json()")
-    return PostFilterReport(tuple(victims), tuple(candidates), why, clear, json_report)
+    return PostFilterReport(tuple(victims), tuple(candidates), why, clear, json_report,
+                            count if count is not None else len(candidates))
 
 
 def _json_object(value: Any, what: str) -> dict[str, Any]:
@@ -783,6 +966,8 @@ def _as_scores(value: Any, nodes: NodeSet, hook: str) -> np.ndarray:
     """Scores a Score or NormalizeScore ``hook`` returned, as int64, one per node of ``nodes``;
     raises :class:`_Broken` saying what is wrong with them."""
     n = len(nodes)
+    if type(value) is np.ndarray and value.dtype is _INT64 and value.shape == (n,):
+        return value  # what every built-in scorer returns: nothing to check or convert
     if value is None:
         raise _Broken(f"{hook} returned None, not one score per node")
     try:
@@ -809,3 +994,9 @@ def _as_scores(value: Any, nodes: NodeSet, hook: str) -> np.ndarray:
             raise _Broken(f"{hook} returned {float(array[first])!r} for node {name!r}, not an integer score")
         return array.astype(np.int64)
     raise _Broken(f"{hook} returned scores of dtype {array.dtype}, not integers")
+
+
+#: The outcome functions that go on to the next plugin when a plugin returns None (Success, or
+#: no PostFilter result): :meth:`Framework._each` skips checking and deciding then.
+_NONE_GOES_ON = frozenset({_pre_enqueue_outcome, _pre_filter_outcome, _pre_score_outcome, _node_hook_outcome,
+                           _permit_outcome, _post_filter_outcome})

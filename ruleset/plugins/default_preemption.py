@@ -21,11 +21,12 @@ v1.20 ``defaultpreemption``, step by step:
    priorities (each offset by 2^31 so negative priorities count), then the fewest victims,
    then the latest start time among its highest-priority victims, then the first.
 
-Deterministic choices where upstream is not: the walk starts at offset 0 (upstream draws a
-random offset) and visits one node at a time (upstream checks 16 in parallel, so a few
-more candidates may come back); candidates are visited in the scheduler's node order and
-ties go to the candidate found first, non-violating candidates before violating ones
-(upstream iterates a map); victims of equal priority and start time keep their order on
+Deterministic choices where upstream is not: the walk starts at an offset drawn from a
+generator seeded with the pod's namespace and name (upstream: ``rand.Int31n``), or at 0 when it
+visits every node anyway (:meth:`DefaultPreemption.offset`), and visits one node at a time
+(upstream checks 16 in parallel, so a few more candidates may come back); candidates are
+listed in the scheduler's node order, non-violating ones first, and ties go to the first of
+them (upstream iterates a map); victims of equal priority and start time keep their order on
 the node (upstream's sort is not stable); a pod without ``status.startTime`` counts as
 started now, i.e. after every pod that has one, and two such pods tie (upstream reads the
 clock for each). A candidate without victims (possible only when the pod fits with every
@@ -45,6 +46,11 @@ victims found for incoming pod" (nodes without lower-priority pods) and the reas
 filter that still rejects the pod once every lower-priority pod is gone. The scheduler appends
 it to the pod's FitError message. (1.21 to 1.23 built the same status but only logged it.)
 
+When every Filter plugin's verdicts for the pod ignore other pods or read them only as summed
+requests (:mod:`ruleset.framework.dependence`), the dry run runs for many nodes at once on
+columns (:mod:`.default_preemption_bulk`), with the same results; otherwise, and under
+``RULESET_REFERENCE_PATH=1``, node by node as upstream's code does.
+
 The plugin only computes: the scheduler evicts the victims and nominates the pod, and
 the pod is scheduled in a later cycle, as upstream does. When no node is a candidate at
 step 2 the report says so (``clear_nomination``), and the scheduler clears the pod's
@@ -54,8 +60,10 @@ nominated node, as ``FindCandidates`` does.
 from __future__ import annotations
 
 import math
+import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -65,16 +73,23 @@ from ruleset import (
     CycleState,
     Handle,
     NodeStatuses,
+    NominatedRoom,
     Plugin,
     PostFilterResult,
     Snapshot,
     Status,
-    arg_field,
+    fast_paths,
     hookimpl,
     switch,
 )
 from ruleset.api.pod import Pod
+from ruleset.plugins import default_preemption_args
+from ruleset.plugins import default_preemption_bulk as bulk
+from ruleset.plugins.default_preemption_args import DefaultPreemptionArgs
 from ruleset.snapshot.pdb import budgets, filter_pods_with_pdb_violation
+
+if TYPE_CHECKING:
+    from ruleset.framework.runtime import Framework, WhatIfStep
 
 MAX_INT32 = 2**31 - 1
 
@@ -98,16 +113,7 @@ NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"
 
 
-@dataclass(frozen=True, slots=True)
-class DefaultPreemptionArgs:
-    """``DefaultPreemptionArgs`` of kubescheduler.config.k8s.io/v1beta1."""
-
-    min_candidate_nodes_percentage: int = arg_field(
-        "minCandidateNodesPercentage", 10, schema={"type": "integer"},
-        description="Dry-run at least this percentage of the candidate nodes (0-100).")
-    min_candidate_nodes_absolute: int = arg_field(
-        "minCandidateNodesAbsolute", 100, schema={"type": "integer"},
-        description="Dry-run at least this many candidate nodes.")
+# Moved out (with its validation) so that ``ruleset validate`` reads it without this module's imports.
 
 
 @dataclass
@@ -118,6 +124,18 @@ class Candidate:
     index: int
     victims: list[Pod]
     pdb_violations: int
+    #: The bulk dry run's precomputed criteria (see :func:`ranking`); None: worked out from the victims.
+    precomputed: tuple[int, int, int, float] | None = field(default=None, repr=False, compare=False)
+
+    def ranking(self) -> tuple[int, int, int, float]:
+        """``pickOneNodeForPreemption``'s criteria after the PDB violations, for a candidate with
+        victims: the first victim's priority, the sum of the victims' priorities each offset by
+        2^31, their number, and the earliest start among the highest-priority ones."""
+        if self.precomputed is not None:
+            return self.precomputed
+        victims = self.victims
+        return (victims[0].priority, sum(v.priority + MAX_INT32 + 1 for v in victims), len(victims),
+                earliest_start_of_most_important(victims))
 
     def to_json(self) -> dict[str, Any]:
         return {"node": self.node, "victims": [v.key for v in self.victims],
@@ -157,36 +175,32 @@ def importance_key(pod: Pod) -> tuple[int, float]:
 
 def earliest_start_of_most_important(victims: list[Pod]) -> float:
     """``GetEarliestPodStartTime``: the earliest start among the highest-priority victims."""
-    top = max(v.priority for v in victims)
-    return min(start_time(v) for v in victims if v.priority == top)
+    top = max([v.priority for v in victims])
+    return min([math.inf if v.start_time is None else v.start_time for v in victims if v.priority == top])
 
 
 def pick_one_node_for_preemption(candidates: list[Candidate]) -> tuple[Candidate | None, str]:
     """``pickOneNodeForPreemption`` over candidates in order; also says which criterion decided."""
     if not candidates:
         return None, ""
-    steps = (
-        ("fewest PDB violations", lambda c: c.pdb_violations),
-        ("lowest highest-victim priority", lambda c: c.victims[0].priority if c.victims else -MAX_INT32 - 1),
-        ("smallest sum of victim priorities", lambda c: sum(v.priority + MAX_INT32 + 1 for v in c.victims)),
-        ("fewest victims", lambda c: len(c.victims)),
-    )
-    remaining = list(candidates)
-    for why, key in steps:
-        best = min(key(c) for c in remaining)
-        remaining = [c for c in remaining if key(c) == best]
+    steps = ("fewest PDB violations", "lowest highest-victim priority", "smallest sum of victim priorities",
+             "fewest victims")
+    # Each candidate's criteria, worked out once (the last, the start time, only read at the end).
+    keys = [(c.pdb_violations, *c.ranking()) if c.victims else (c.pdb_violations, -MAX_INT32 - 1, 0, 0, 0.0)
+            for c in candidates]
+    remaining = list(range(len(candidates)))
+    for step, why in enumerate(steps):
+        best = min(keys[i][step] for i in remaining)
+        remaining = [i for i in remaining if keys[i][step] == best]
         if len(remaining) == 1:
-            return remaining[0], why if len(candidates) > 1 else "the only candidate"
-    chosen = remaining[0]
+            return candidates[remaining[0]], why if len(candidates) > 1 else "the only candidate"
+    chosen = candidates[remaining[0]]
     if not chosen.victims:
         return chosen, "first of the tied candidates"
-    latest = earliest_start_of_most_important(chosen.victims)
-    for other in remaining[1:]:
-        if not other.victims:
-            continue
-        started = earliest_start_of_most_important(other.victims)
-        if started > latest:
-            latest, chosen = started, other
+    latest = keys[remaining[0]][4]
+    for i in remaining[1:]:
+        if candidates[i].victims and keys[i][4] > latest:
+            latest, chosen = keys[i][4], candidates[i]
     return chosen, "latest start time of its most important victims"
 
 
@@ -247,17 +261,8 @@ class DefaultPreemption(Plugin):
 
     @classmethod
     def validate_args(cls, args: DefaultPreemptionArgs) -> list[ArgError]:
-        """``ValidateDefaultPreemptionArgs`` (v1.20): the first problem only."""
-        if not 0 <= args.min_candidate_nodes_percentage <= 100:
-            return [ArgError(("minCandidateNodesPercentage",),
-                             "minCandidateNodesPercentage is not in the range [0, 100]")]
-        if args.min_candidate_nodes_absolute < 0:
-            return [ArgError(("minCandidateNodesAbsolute",),
-                             "minCandidateNodesAbsolute is not in the range [0, inf)")]
-        if args.min_candidate_nodes_percentage == 0 and args.min_candidate_nodes_absolute == 0:
-            return [ArgError(("minCandidateNodesPercentage",),
-                             "both minCandidateNodesPercentage and minCandidateNodesAbsolute cannot be zero")]
-        return []
+        """``ValidateDefaultPreemptionArgs`` (:mod:`.default_preemption_args`)."""
+        return default_preemption_args.validate_args(args)
 
     def num_candidates(self, num_nodes: int) -> int:
         """``calculateNumCandidates``."""
@@ -291,13 +296,18 @@ class DefaultPreemption(Plugin):
             return PostFilterResult(status=self._unschedulable(message), details=report)
         failures: list[tuple[str, ...]] | None = [] if self._messages else None
         try:
-            report.candidates = self.dry_run(state, pod, snapshot, potential, failures=failures)
+            offset = self.offset(pod, len(potential))
+            report.candidates = self.dry_run(state, pod, snapshot, potential, offset, failures=failures)
         except _Fault as fault:
             return PostFilterResult(status=fault.status, details=report)
         if not report.candidates:
             report.why = "no node would fit the pod even with every lower-priority pod removed"
             message = preemption_fit_error(snapshot.num_nodes, unhelpful, failures or [])
             return PostFilterResult(status=self._unschedulable(message), details=report)
+        if offset:  # candidates in node order whatever the offset: ties go to the first of them
+            position = np.empty(snapshot.num_nodes, dtype=np.intp)
+            position[potential] = np.arange(len(potential))
+            report.candidates.sort(key=lambda c: (c.pdb_violations > 0, position.item(c.index)))
         report.chosen, report.why = pick_one_node_for_preemption(report.candidates)
         assert report.chosen is not None
         return PostFilterResult(nominated_node=report.chosen.node, details=report)
@@ -318,31 +328,74 @@ class DefaultPreemption(Plugin):
                 return False
         return True
 
+    def offset(self, pod: Pod, num_potential: int) -> int:
+        """Where the walk over the potential nodes starts (upstream: ``rand.Int31n(len)``).
+
+        Drawn from a generator seeded with the pod's namespace and name, so a pod's walk is the
+        same in ``schedule``, ``score`` and ``explain``, whatever else ran before it; 0 when the
+        walk must visit every node anyway (upstream's draw then changes only the order, and
+        ruleset lists candidates in node order).
+        """
+        if self.num_candidates(num_potential) >= num_potential:
+            return 0
+        return random.Random(f"ruleset.DefaultPreemption.offset:{pod.namespace}/{pod.name}").randrange(
+            num_potential)
+
     def dry_run(self, state: CycleState, pod: Pod, snapshot: Snapshot, potential: np.ndarray,
                 offset: int = 0, failures: list[tuple[str, ...]] | None = None) -> list[Candidate]:
-        """``dryRunPreemption``, walking from ``offset``: non-violating candidates first, then violating ones.
+        """``dryRunPreemption``, walking from ``offset``: non-violating candidates first, then violating
+        ones, each in the order found.
 
         Each list holds at most ``calculateNumCandidates`` candidates (upstream's
         fixed-size lists silently drop the rest). The reasons of each node that is no
-        candidate are appended to ``failures`` (when given), for the 1.24 message.
+        candidate are appended to ``failures`` (when given), for the 1.24 message. When every
+        Filter plugin allows it, the dry run runs in bulk (:mod:`.default_preemption_bulk`),
+        with identical results.
         """
         pdbs = snapshot.workloads.pod_disruption_budgets
         allowed = budgets(snapshot)
         wanted = self.num_candidates(len(potential))
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
+
+        def found(candidate: Candidate) -> bool:
+            group = violating if candidate.pdb_violations else non_violating
+            if len(group) < wanted:
+                group.append(candidate)
+            return bool(non_violating) and len(non_violating) + len(violating) >= wanted
+
+        framework = self.handle.framework
+        assert framework is not None
         n = len(potential)
-        for i in range(n):
-            index = int(potential[(offset + i) % n])
-            candidate = self.select_victims_on_node(state, pod, snapshot, index, pdbs, allowed, failures)
-            if candidate is None:
-                continue
-            found = violating if candidate.pdb_violations else non_violating
-            if len(found) < wanted:
-                found.append(candidate)
-            if non_violating and len(non_violating) + len(violating) >= wanted:
-                break
+        steps = framework.what_if_steps(state, pod) if fast_paths() else None
+        if steps is not None:
+            self._walk_in_bulk(framework, steps, state, pod, snapshot,
+                               np.concatenate((potential[offset:], potential[:offset])), pdbs, allowed,
+                               failures, found, wanted)
+        else:
+            for i in range(n):
+                index = int(potential[(offset + i) % n])
+                candidate = self.select_victims_on_node(state, pod, snapshot, index, pdbs, allowed, failures)
+                if candidate is not None and found(candidate):
+                    break
         return non_violating + violating
+
+    def _walk_in_bulk(self, framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: Pod,
+                      snapshot: Snapshot, order: np.ndarray, pdbs: list, allowed: list[int],
+                      failures: list[tuple[str, ...]] | None, found: Callable[[Candidate], bool],
+                      wanted: int) -> None:
+        names = snapshot.node_names
+
+        def candidate(o: bulk.Outcome) -> bool:
+            return found(Candidate(node=names[o.index], index=o.index, victims=o.victims,
+                                   pdb_violations=o.pdb_violations, precomputed=o.ranking))
+
+        def fault(status: Status) -> None:
+            raise _Fault(status)
+
+        bulk.walk(framework, steps, state, pod, snapshot, order, pdbs, allowed,
+                  NominatedRoom(snapshot, self.handle.nominator, pod), wanted, candidate, fault, failures,
+                  (NO_VICTIMS,))
 
     def select_victims_on_node(self, state: CycleState, pod: Pod, snapshot: Snapshot, index: int,
                                pdbs: list, allowed: list[int],

@@ -33,26 +33,42 @@ table, ``metadata.name`` fields by node index. No Go map is iterated here.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from ruleset import MAX_NODE_SCORE, ArgError, Code, FilterResult, NodeSet, Plugin, arg_field, hookimpl
-from ruleset.api.decode import DecodeContext
-from ruleset.api.meta import LabelSelectorRequirement
-from ruleset.api.pod import NodeAffinity as NodeAffinitySpec
-from ruleset.api.pod import NodeSelectorTerm, Pod, PreferredSchedulingTerm, decode_node_affinity
-from ruleset.gofmt import go_quote
-from ruleset.plugins.helper.normalize import default_normalize_score
-from ruleset.selector import (
-    Selector,
-    SelectorError,
-    from_node_selector_requirements,
-    from_set,
-    is_empty_node_selector_term,
+from ruleset import (
+    MAX_NODE_SCORE,
+    OTHER_PODS_IGNORED,
+    ArgError,
+    Code,
+    CycleState,
+    FilterResult,
+    NodeSet,
+    Plugin,
+    hookimpl,
 )
+from ruleset.api.pod import NodeAffinity as NodeAffinitySpec
+from ruleset.api.pod import NodeSelectorTerm, Pod, PreferredSchedulingTerm
+from ruleset.plugins.helper.normalize import default_normalize_score
+
+# The args, their checks and the term parsing they share are apart (ruleset validate reads them
+# without this module's numpy).
+from ruleset.plugins.node_affinity_args import (  # noqa: F401 - re-exported
+    NodeAffinityArgs,
+    go_node_selector,
+    go_preferred_terms,
+    validate_node_affinity_args,
+)
+from ruleset.plugins.node_affinity_terms import (  # noqa: F401 - re-exported
+    FieldRequirement,
+    ParsedTerm,
+    aggregate_message,
+    parse_term,
+    preferred_terms,
+    selector_terms,
+)
+from ruleset.selector import from_set
 
 NAME = "NodeAffinity"
 #: ``ErrReasonPod`` of v1.20 (later versions append "/selector").
@@ -69,55 +85,6 @@ class NodeAffinityError(Exception):
 # ---------------------------------------------------------------------------------------------
 # Parsed node selector terms
 # ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class FieldRequirement:
-    """One matchFields entry: ``fields.OneTermEqualSelector`` (In) or ``OneTermNotEqualSelector``."""
-
-    key: str
-    value: str
-    negated: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedTerm:
-    """``nodeSelectorTerm``: label selector (None: no matchExpressions), fields, parse error."""
-
-    labels: Selector | None
-    fields: tuple[FieldRequirement, ...] | None
-    error: str | None = None
-
-
-def _field_requirements(requirements: Sequence[LabelSelectorRequirement]) -> tuple[FieldRequirement, ...]:
-    """``nodeSelectorRequirementsAsFieldSelector`` of v1.20: the first problem raises."""
-    out = []
-    for expr in requirements:
-        if expr.operator not in ("In", "NotIn"):
-            raise SelectorError(f"{go_quote(expr.operator)} is not a valid node field selector operator")
-        if len(expr.values) != 1:
-            raise SelectorError(f"unexpected number of value ({len(expr.values)}) for node field selector "
-                                f"operator {go_quote(expr.operator)}")
-        out.append(FieldRequirement(expr.key, expr.values[0], expr.operator == "NotIn"))
-    return tuple(out)
-
-
-@lru_cache(maxsize=4096)
-def parse_term(term: NodeSelectorTerm) -> ParsedTerm:
-    """``newNodeSelectorTerm`` of v1.20: the labels are parsed first; their error wins."""
-    labels = None
-    if term.match_expressions:
-        try:
-            labels = from_node_selector_requirements(term.match_expressions)
-        except SelectorError as exc:
-            return ParsedTerm(None, None, str(exc))
-    fields = None
-    if term.match_fields:
-        try:
-            fields = _field_requirements(term.match_fields)
-        except SelectorError as exc:
-            return ParsedTerm(labels, None, str(exc))
-    return ParsedTerm(labels, fields)
 
 
 def term_mask(term: ParsedTerm, nodes: NodeSet) -> np.ndarray:
@@ -138,19 +105,11 @@ def term_mask(term: ParsedTerm, nodes: NodeSet) -> np.ndarray:
     return mask
 
 
-def aggregate_message(errors: Sequence[str]) -> str:
-    """``utilerrors.NewAggregate(errs).Error()``: one message, or ``[a, b]`` without duplicates."""
-    unique = list(dict.fromkeys(errors))
-    if len(errors) == 1 or len(unique) == 1:
-        return unique[0]
-    return "[" + ", ".join(unique) + "]"
-
-
 class NodeSelectorMatcher:
     """``nodeaffinity.LazyErrorNodeSelector``: OR of the non-empty terms of a node selector."""
 
     def __init__(self, terms: Sequence[NodeSelectorTerm]):
-        self.terms = [parse_term(t) for t in terms if not is_empty_node_selector_term(t)]
+        self.terms = selector_terms(terms)
 
     @property
     def errors(self) -> list[str]:
@@ -171,14 +130,11 @@ class PreferredTerms:
     def __init__(self, terms: Sequence[PreferredSchedulingTerm]):
         self.terms: list[tuple[int, ParsedTerm]] = []
         self.errors: list[str] = []
-        for term in terms:
-            if term.weight == 0 or is_empty_node_selector_term(term.preference):
-                continue
-            parsed = parse_term(term.preference)
+        for weight, parsed in preferred_terms(terms):
             if parsed.error is not None:
                 self.errors.append(parsed.error)
             else:
-                self.terms.append((term.weight, parsed))
+                self.terms.append((weight, parsed))
 
     def score(self, nodes: NodeSet) -> np.ndarray:
         """Σ weight of the matching terms, per node."""
@@ -197,141 +153,6 @@ def pod_matches_node_selector_and_affinity(pod: Pod, nodes: NodeSet) -> np.ndarr
     if affinity is not None and affinity.required is not None:
         ok &= NodeSelectorMatcher(affinity.required).match(nodes)
     return ok
-
-
-# ---------------------------------------------------------------------------------------------
-# Args
-# ---------------------------------------------------------------------------------------------
-
-
-def _parse_affinity(raw: Any) -> NodeAffinitySpec:
-    ctx = DecodeContext(subject="addedAffinity", api_checks=False)  # args, checked as NodeAffinityArgs
-    affinity = decode_node_affinity(ctx, raw, "addedAffinity")
-    if ctx.problems:
-        raise ValueError("; ".join(f"{p.path}: {p.message}" if p.path else p.message for p in ctx.problems))
-    return affinity
-
-
-def _dump_requirements(requirements: Sequence[LabelSelectorRequirement]) -> list[dict[str, Any]]:
-    return [{"key": r.key, "operator": r.operator, "values": list(r.values)} for r in requirements]
-
-
-def _dump_term(term: NodeSelectorTerm) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if term.match_expressions:
-        out["matchExpressions"] = _dump_requirements(term.match_expressions)
-    if term.match_fields:
-        out["matchFields"] = _dump_requirements(term.match_fields)
-    return out
-
-
-def _dump_affinity(affinity: NodeAffinitySpec) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if affinity.required is not None:
-        out["requiredDuringSchedulingIgnoredDuringExecution"] = {
-            "nodeSelectorTerms": [_dump_term(t) for t in affinity.required]}
-    if affinity.preferred:
-        out["preferredDuringSchedulingIgnoredDuringExecution"] = [
-            {"weight": t.weight, "preference": _dump_term(t.preference)} for t in affinity.preferred]
-    return out
-
-
-# Go's %#v of the API values, for field.Invalid's "Invalid value: ..." (a value whose type has
-# no String() method on the value receiver is printed with %#v). Empty lists print as nil:
-# the decoded object cannot tell an absent list from an empty one.
-def _go_strings(values: Sequence[str]) -> str:
-    if not values:
-        return "[]string(nil)"
-    return "[]string{" + ", ".join(go_quote(v) for v in values) + "}"
-
-
-def _go_requirements(requirements: Sequence[LabelSelectorRequirement]) -> str:
-    if not requirements:
-        return "[]v1.NodeSelectorRequirement(nil)"
-    items = (f"v1.NodeSelectorRequirement{{Key:{go_quote(r.key)}, Operator:{go_quote(r.operator)}, "
-             f"Values:{_go_strings(r.values)}}}" for r in requirements)
-    return "[]v1.NodeSelectorRequirement{" + ", ".join(items) + "}"
-
-
-def _go_term(term: NodeSelectorTerm) -> str:
-    return (f"v1.NodeSelectorTerm{{MatchExpressions:{_go_requirements(term.match_expressions)}, "
-            f"MatchFields:{_go_requirements(term.match_fields)}}}")
-
-
-def go_node_selector(terms: Sequence[NodeSelectorTerm]) -> str:
-    """``fmt.Sprintf("%#v", v1.NodeSelector{...})``."""
-    inner = ("[]v1.NodeSelectorTerm{" + ", ".join(_go_term(t) for t in terms) + "}"
-             if terms else "[]v1.NodeSelectorTerm(nil)")
-    return f"v1.NodeSelector{{NodeSelectorTerms:{inner}}}"
-
-
-def go_preferred_terms(terms: Sequence[PreferredSchedulingTerm]) -> str:
-    """``fmt.Sprintf("%#v", []v1.PreferredSchedulingTerm{...})``."""
-    items = (f"v1.PreferredSchedulingTerm{{Weight:{t.weight}, Preference:{_go_term(t.preference)}}}"
-             for t in terms)
-    return "[]v1.PreferredSchedulingTerm{" + ", ".join(items) + "}"
-
-
-_REQUIREMENT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "properties": {
-        "key": {"type": "string", "description": "Label key (matchExpressions) or field (matchFields)."},
-        "operator": {"type": "string",
-                     "description": "In, NotIn, Exists, DoesNotExist, Gt or Lt (matchFields: In, NotIn)."},
-        "values": {"type": "array", "items": {"type": "string"}, "default": [],
-                   "description": "In/NotIn: the values to compare; Gt/Lt: one integer; Exists/DoesNotExist: "
-                                  "none."},
-    },
-}
-_TERM_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "properties": {
-        "matchExpressions": {"type": "array", "items": _REQUIREMENT_SCHEMA, "default": [],
-                             "description": "Node label requirements, ANDed."},
-        "matchFields": {"type": "array", "items": _REQUIREMENT_SCHEMA, "default": [],
-                        "description": "Node field requirements (only metadata.name), ANDed."},
-    },
-}
-_NODE_AFFINITY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "properties": {
-        "requiredDuringSchedulingIgnoredDuringExecution": {
-            "type": "object",
-            "additionalProperties": False,
-            "description": "Every node must match one of these terms (Filter).",
-            "properties": {"nodeSelectorTerms": {"type": "array", "items": _TERM_SCHEMA, "default": [],
-                                                 "description": "ORed: a node must match one of them."}},
-        },
-        "preferredDuringSchedulingIgnoredDuringExecution": {
-            "type": "array",
-            "default": [],
-            "description": "Weighted terms whose weights a matching node scores (Score).",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "properties": {
-                    "weight": {"type": "integer", "default": 0,
-                               "description": "Added to the score of a node matching the preference "
-                                              "(0 skips the term)."},
-                    "preference": {**_TERM_SCHEMA, "description": "The node selector term to match."},
-                },
-            },
-        },
-    },
-}
-
-
-@dataclass(frozen=True, slots=True)
-class NodeAffinityArgs:
-    """``NodeAffinityArgs`` of kubescheduler.config.k8s.io/v1beta1 (v1.20)."""
-
-    # arg_field returns a dataclasses.field(), not a shared default value.
-    added_affinity: NodeAffinitySpec | None = arg_field(  # noqa: RUF009
-        "addedAffinity", None, parse=_parse_affinity, dump=_dump_affinity, schema=_NODE_AFFINITY_SCHEMA,
-        description="A v1.NodeAffinity added to every pod's own; none by default.")
 
 
 class NodeAffinity(Plugin):
@@ -354,26 +175,12 @@ class NodeAffinity(Plugin):
 
     @classmethod
     def validate_args(cls, args: NodeAffinityArgs) -> list[ArgError]:
-        """``ValidateNodeAffinityArgs`` of v1.20: one field.Invalid per part that does not parse."""
-        affinity = args.added_affinity
-        if affinity is None:
-            return []
-        errors = []
-        if affinity.required is not None:
-            problems = NodeSelectorMatcher(affinity.required).errors
-            if problems:
-                path = ("addedAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
-                errors.append(ArgError(path, f"{'.'.join(path)}: Invalid value: "
-                                             f"{go_node_selector(affinity.required)}: "
-                                             f"{aggregate_message(problems)}"))
-        if affinity.preferred:
-            problems = PreferredTerms(affinity.preferred).errors
-            if problems:
-                path = ("addedAffinity", "preferredDuringSchedulingIgnoredDuringExecution")
-                errors.append(ArgError(path, f"{'.'.join(path)}: Invalid value: "
-                                             f"{go_preferred_terms(affinity.preferred)}: "
-                                             f"{aggregate_message(problems)}"))
-        return errors
+        """``ValidateNodeAffinityArgs`` of v1.20 (:mod:`ruleset.plugins.node_affinity_args`)."""
+        return validate_node_affinity_args(args)
+
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """Its verdicts read the node and the pod only: other pods never change them."""
+        return OTHER_PODS_IGNORED
 
     @hookimpl
     def ruleset_filter(self, pod: Pod, nodes: NodeSet) -> FilterResult | None:
@@ -407,4 +214,7 @@ class NodeAffinity(Plugin):
 
     @hookimpl
     def ruleset_normalize_score(self, scores: np.ndarray) -> np.ndarray:
+        if type(scores) is np.ndarray and scores.dtype == np.int64 and scores.ndim == 1 \
+                and not np.count_nonzero(scores):
+            return scores.copy()  # a pod without preferences: all 0, which normalizing leaves as they are
         return default_normalize_score(MAX_NODE_SCORE, False, scores)

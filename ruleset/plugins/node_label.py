@@ -17,7 +17,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ruleset import MAX_NODE_SCORE, ArgError, Code, FilterResult, NodeSet, Plugin, arg_field, hookimpl
+from ruleset import (
+    MAX_NODE_SCORE,
+    OTHER_PODS_IGNORED,
+    ArgError,
+    Code,
+    CycleState,
+    FilterResult,
+    NodeSet,
+    Plugin,
+    arg_field,
+    hookimpl,
+)
 from ruleset.api.pod import Pod
 from ruleset.gofmt import go_quote
 
@@ -76,6 +87,10 @@ class NodeLabel(Plugin):
                                                f"exist in both the present({_go_list(present)}) and "
                                                f"absent({_go_list(absent)}) label list")]
         return []
+
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """Its verdicts read the node and the pod only: other pods never change them."""
+        return OTHER_PODS_IGNORED
 
     @hookimpl
     def ruleset_filter(self, nodes: NodeSet) -> FilterResult | None:

@@ -7,7 +7,17 @@ be its host name).
 
 from __future__ import annotations
 
-from ruleset import Code, FilterResult, Handle, NodeSet, Plugin, hookimpl, switch
+from ruleset import (
+    OTHER_PODS_IGNORED,
+    Code,
+    CycleState,
+    FilterResult,
+    Handle,
+    NodeSet,
+    Plugin,
+    hookimpl,
+    switch,
+)
 from ruleset.api.pod import Pod
 
 ERR_REASON = "node(s) didn't match the requested hostname"
@@ -28,6 +38,10 @@ class NodeName(Plugin):
     def __init__(self, args: object = None, handle: Handle | None = None):
         super().__init__(args, handle)
         self._reason = ERR_REASON_NODE_NAME if self.handle.target.has(REASON_NODE_NAME) else ERR_REASON
+
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """Its verdicts read the node and the pod only: other pods never change them."""
+        return OTHER_PODS_IGNORED
 
     @hookimpl
     def ruleset_filter(self, pod: Pod, nodes: NodeSet) -> FilterResult | None:

@@ -19,7 +19,17 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from ruleset import Code, CycleState, FilterResult, NodeSet, Plugin, Snapshot, hookimpl
+from ruleset import (
+    OTHER_PODS_ANY,
+    OTHER_PODS_IGNORED,
+    Code,
+    CycleState,
+    FilterResult,
+    NodeSet,
+    Plugin,
+    Snapshot,
+    hookimpl,
+)
 from ruleset.api.pod import ContainerPort, Pod
 from ruleset.snapshot import DEFAULT_BIND_ALL_HOST_IP, sanitize_host_port
 
@@ -74,6 +84,10 @@ class NodePorts(Plugin):
         # The ports the pod holds on a node (from 1.34 its native sidecars' too, as the pod's
         # release counts them: Pod.host_ports); ports without a host port never conflict.
         state.write(PRE_FILTER_STATE_KEY, pod.host_ports)
+
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """A pod without host ports passes every node, whatever pods run there."""
+        return OTHER_PODS_ANY if state.get(PRE_FILTER_STATE_KEY) else OTHER_PODS_IGNORED
 
     @hookimpl
     def ruleset_filter(self, state: CycleState, nodes: NodeSet) -> FilterResult | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ruleset import Code, FilterResult, NodeSet, Plugin, Snapshot, hookimpl
+from ruleset import OTHER_PODS_IGNORED, Code, CycleState, FilterResult, NodeSet, Plugin, Snapshot, hookimpl
 from ruleset.api.pod import Pod
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -28,6 +28,10 @@ class NodeUnschedulable(Plugin):
     """Keeps pods off cordoned nodes unless they tolerate the unschedulable taint (Filter)."""
 
     name = "NodeUnschedulable"
+
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """Its verdicts read the node and the pod only: other pods never change them."""
+        return OTHER_PODS_IGNORED
 
     @hookimpl
     def ruleset_filter(self, pod: Pod, nodes: NodeSet) -> FilterResult | None:

@@ -32,6 +32,7 @@ import numpy as np
 
 from ruleset import (
     MAX_NODE_SCORE,
+    OTHER_PODS_IGNORED,
     Code,
     CycleState,
     FilterResult,
@@ -197,6 +198,10 @@ class TaintToleration(Plugin):
             else err_reason_untolerated_v124 if target.has(REASON_UNTOLERATED)
             else err_reason_untolerated)
 
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """Its verdicts read the node and the pod only: other pods never change them."""
+        return OTHER_PODS_IGNORED
+
     @hookimpl
     def ruleset_filter(self, pod: Pod, nodes: NodeSet) -> FilterResult | None:
         table = taint_table(nodes.snapshot)
@@ -239,9 +244,15 @@ class TaintToleration(Plugin):
             raise LookupError(f'Error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
         tolerations: tuple[Toleration, ...] = state.read(PRE_SCORE_STATE_KEY)
         table = taint_table(nodes.snapshot)
+        if table.soft.shape[1] == 0:  # no node has a PreferNoSchedule taint: nothing to count
+            return np.zeros(len(nodes), dtype=np.int64)
         bad = _untolerated(table.soft[nodes.indices], table.tolerated(tolerations))
         return bad.sum(axis=1, dtype=np.int64)
 
     @hookimpl
     def ruleset_normalize_score(self, scores: np.ndarray) -> np.ndarray:
+        if type(scores) is np.ndarray and scores.dtype == np.int64 and scores.ndim == 1 \
+                and not np.count_nonzero(scores):
+            # No node has a PreferNoSchedule taint the pod does not tolerate: reversed, all 100.
+            return np.full(len(scores), MAX_NODE_SCORE, dtype=np.int64)
         return default_normalize_score(MAX_NODE_SCORE, True, scores)

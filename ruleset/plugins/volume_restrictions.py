@@ -42,6 +42,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ruleset import (
+    OTHER_PODS_ANY,
+    OTHER_PODS_IGNORED,
     Code,
     CycleState,
     FilterResult,
@@ -267,6 +269,10 @@ class VolumeRestrictions(Plugin):
     def ruleset_pre_filter_remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: Pod, node: int,
                                       snapshot: Snapshot) -> Status | None:
         return self._update(state, pod_to_remove, -1)
+
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """A pod without volumes passes every node, whatever pods run there."""
+        return OTHER_PODS_ANY if pod.volumes else OTHER_PODS_IGNORED
 
     @hookimpl
     def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:

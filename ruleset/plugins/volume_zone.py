@@ -38,7 +38,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ruleset import CycleState, FilterResult, Handle, NodeSet, Plugin, Snapshot, Status, hookimpl, switch
+from ruleset import (
+    OTHER_PODS_IGNORED,
+    CycleState,
+    FilterResult,
+    Handle,
+    NodeSet,
+    Plugin,
+    Snapshot,
+    Status,
+    hookimpl,
+    switch,
+)
 from ruleset.api.pod import Pod
 from ruleset.api.storage import BINDING_WAIT_FOR_FIRST_CONSUMER, claim_class
 
@@ -187,6 +198,10 @@ class VolumeZone(Plugin):
             return found
         state.write(PRE_FILTER_STATE_KEY, found if found else SKIPPED)
         return None
+
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """Its verdicts read the node and the pod only: other pods never change them."""
+        return OTHER_PODS_IGNORED
 
     @hookimpl
     def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:

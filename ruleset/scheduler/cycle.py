@@ -31,8 +31,9 @@ import numpy as np
 
 from ruleset.api.pod import Pod
 from ruleset.framework.cycle_state import CycleState
+from ruleset.framework.dependence import NominatedRoom, fast_paths
 from ruleset.framework.results import FitErrorText, NodeStatuses, PostFilterResult
-from ruleset.framework.runtime import Framework, ScoreTable
+from ruleset.framework.runtime import Framework, ScoreTable, WhatIfStep
 from ruleset.framework.status import SUCCESS, Code, Status
 from ruleset.snapshot import NodeSet, Snapshot
 
@@ -164,6 +165,11 @@ class Scheduler:
         passing, status = self.framework.run_filter(state, pod, NodeSet(self.snapshot, part), statuses)
         if not status.is_success:
             return passing, status
+        if not self.framework.handle.nominator.any():
+            return passing, status
+        steps = self.framework.what_if_steps(state, pod) if fast_paths() else None
+        if steps is not None:
+            return self._with_nominated_in_bulk(state, pod, part, statuses, passing, steps)
         nominated = self.framework.nominated_nodes(pod, self.snapshot)
         if not nominated:
             return passing, status
@@ -182,6 +188,31 @@ class Scheduler:
         if not dropped:
             return passing, SUCCESS
         return passing[[int(i) not in dropped for i in passing]], SUCCESS
+
+    def _with_nominated_in_bulk(self, state: CycleState, pod: Pod, part: np.ndarray, statuses: NodeStatuses,
+                                passing: np.ndarray, steps: list[WhatIfStep]) -> tuple[np.ndarray, Status]:
+        """:meth:`_filter`'s pass with the nominated pods, for all of ``part``'s nodes holding some at
+        once, on columns (:meth:`Framework.what_if_steps` allows it): the same statuses. A node
+        passing it keeps the batch's status (the pass without them)."""
+        snapshot = self.snapshot
+        room = NominatedRoom(snapshot, self.framework.handle.nominator, pod)
+        holding = part[room.mask[part]]
+        if not len(holding):
+            return passing, SUCCESS
+        ok, failed = self.framework.filter_what_if(state, pod, steps, snapshot, holding,
+                                                   room.columns(holding))
+        bad = np.flatnonzero(~ok)
+        if not len(bad):
+            return passing, SUCCESS
+        groups = failed.groups(bad)
+        errors = [int(positions[0]) for status, positions in groups if status.code == Code.ERROR]
+        if errors:  # the first, in node order, ends the cycle
+            return passing[:0], failed[min(errors)]
+        for node_status, positions in groups:
+            statuses.set_all(holding[positions], node_status)
+        dropped = np.zeros(snapshot.num_nodes, dtype=bool)
+        dropped[holding[bad]] = True
+        return passing[~dropped[passing]], SUCCESS
 
     # --------------------------------------------------------------- scoring
     def select_host(self, nodes: np.ndarray, total: np.ndarray) -> int:

@@ -7,7 +7,9 @@ the pod, and act on what preemption decided.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import gc
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -160,8 +162,26 @@ def schedule_all(framework: Framework | Sequence[Framework], state: ClusterState
     loop = _Loop(frameworks, state, seed, on_settled)
     loop.record = record
     loop.stop_before = stop_before
-    loop.run()
+    with _cluster_frozen():
+        loop.run()
     return loop.result
+
+
+@contextlib.contextmanager
+def _cluster_frozen() -> Iterator[None]:
+    """The objects alive when the run starts (the cluster: nodes, pods, their requests and
+    terms) kept out of the cyclic collector's way during the run: it allocates enough for a
+    full collection or two, each traversing every one of them (≈ 7 % of a SchedulingBasic run
+    at 5,000 nodes) to free none. Thawed at the end, they stay collectable. Not when something
+    else has frozen objects (``gc.unfreeze`` would thaw those too)."""
+    if gc.get_freeze_count() != 0 or not gc.isenabled():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 @dataclass
@@ -397,11 +417,11 @@ class _Loop:
         node, report = post.nominated_node, post.report
         assert node is not None
         victims = report.victims
-        run.events.append(Event("preemption", pod.key, node, {
-            "victims": [v.key for v in victims],
-            "reason": report.why,
-            "candidates": list(report.candidates),
-        }))
+        detail = {"victims": [v.key for v in victims], "reason": report.why,
+                  "candidateCount": report.candidate_count}
+        if scheduler.framework.post_filter_details:
+            detail["candidates"] = list(report.candidates)
+        run.events.append(Event("preemption", pod.key, node, detail))
         for victim in victims:
             record_eviction(scheduler.snapshot, victim)
             run.events.append(Event("evicted", victim.key, node, {"by": pod.key}))

@@ -3,12 +3,13 @@
 Every workload of ``bench/workloads.py`` (shaped like kube-scheduler's
 ``test/integration/scheduler_perf/config/performance-config.yaml``) runs at its "tiny" size
 twice: with the bundled ``default`` profile as ``bench/run.py`` times it, and on the
-reference path, the same profile with ``percentageOfNodesToScore = 100``. Below 100 nodes
+reference path: the same profile with ``percentageOfNodesToScore = 100``, and every what-if
+(preemption's dry runs, the nominated-pods check) node by node, as upstream runs them
+(:func:`ruleset.framework.dependence.reference_path`). Below 100 nodes
 ``numFeasibleNodesToFind`` already returns every node, so the two must place every pod on
 the same node and preempt the same victims: a fast path that changed a result would show
-here. (ruleset has no switch that turns fast paths off today; when one lands, the
-reference run below is the place to turn it off.) Each run's outcome is pinned too, so a
-workload that stopped doing what its name says (no preemption, nothing scheduled) fails.
+here. Each run's outcome is pinned too, so a workload that stopped doing what its name says
+(no preemption, nothing scheduled) fails.
 
 The snapshot-load workloads are checked by loading one cluster written as JSON and as YAML
 and comparing what was read.
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from bench import workloads
+from ruleset.framework.dependence import reference_path
 from ruleset.manifests import load_manifests
 
 TINY = {w.name: w for w in workloads.suite("tiny")}
@@ -59,7 +61,8 @@ def test_every_family_has_a_tiny_size() -> None:
 def test_reference_path_places_the_same(workload: workloads.Workload, every_node_profile: str) -> None:
     assert workload.nodes <= 50 and workload.measure_pods <= 30
     normal = workloads.run_schedule(workload)
-    reference = workloads.run_schedule(workload, every_node_profile)
+    with reference_path():
+        reference = workloads.run_schedule(workload, every_node_profile)
     assert normal.placements == reference.placements
     assert normal.preemptions == reference.preemptions
     measured = sum(1 for pod, node in normal.placements if node is not None and "/measured-" in pod)

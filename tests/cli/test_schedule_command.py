@@ -69,3 +69,39 @@ def test_bundled_demo_runs(capsys):
     data = json.loads(capsys.readouterr().out)
     assert len(data["nodes"]) == 24
     assert len(data["placements"]) == 10
+
+
+def _preemptions(capsys, *more):
+    assert main(["schedule", "-o", "json", *more]) == 0
+    return [e for e in json.loads(capsys.readouterr().out)["events"] if e["type"] == "preemption"]
+
+
+def test_preemption_events_count_candidates_and_list_them_under_verbose(capsys):
+    """Each preemption says how many candidate nodes there were; only --verbose lists them (a
+    long run's output would otherwise carry every candidate of every preemption)."""
+    plain = _preemptions(capsys)
+    assert [(e["pod"], e["node"], e["victims"], e["candidateCount"], "candidates" in e) for e in plain] == [
+        ("shop/payments-9f7c-p0", "cpu-c-1", ["batch/crunch-6b8d-17z"], 6, False),
+        ("shop/payments-9f7c-p1", "cpu-c-1", ["batch/crunch-6b8d-16z"], 6, False),
+    ]
+    verbose = _preemptions(capsys, "--verbose")
+    assert [{k: v for k, v in e.items() if k != "candidates"} for e in verbose] == plain
+    assert [len(e["candidates"]) for e in verbose] == [6, 6]
+    assert verbose[0]["candidates"][0] == {"node": "cpu-a-0", "victims": ["batch/crunch-6b8d-02z"],
+                                           "pdbViolations": 0}
+
+
+def test_reference_path_environment_variable_gives_the_same_schedule():
+    """RULESET_REFERENCE_PATH=1 runs every what-if node by node: the demo's output is unchanged."""
+    import os
+    import subprocess
+    import sys
+
+    def run(**env):
+        done = subprocess.run([sys.executable, "-m", "ruleset", "schedule", "-o", "json", "--verbose"],
+                              capture_output=True, text=True, env={**os.environ, **env}, check=True)
+        return json.loads(done.stdout)
+
+    fast, reference = run(), run(RULESET_REFERENCE_PATH="1")
+    assert fast == reference
+    assert sum(1 for e in fast["events"] if e["type"] == "preemption") == 2

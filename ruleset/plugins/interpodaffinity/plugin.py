@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ruleset import (
+    OTHER_PODS_ANY,
+    OTHER_PODS_IGNORED,
     ArgError,
     Code,
     CycleState,
@@ -18,12 +19,21 @@ from ruleset import (
     Snapshot,
     Status,
     Target,
-    arg_field,
     hookimpl,
     switch,
 )
 from ruleset.api.affinity import NAMESPACE_SELECTOR
 from ruleset.api.pod import Pod
+
+# The args and their checks are apart (ruleset validate reads them without this module's numpy).
+from ruleset.plugins.interpodaffinity import args as args_module
+from ruleset.plugins.interpodaffinity.args import (  # noqa: F401 - re-exported
+    IGNORE_PREFERRED,
+    IGNORE_PREFERRED_SINCE,
+    MAX_HARD_POD_AFFINITY_WEIGHT,
+    MIN_HARD_POD_AFFINITY_WEIGHT,
+    InterPodAffinityArgs,
+)
 from ruleset.plugins.interpodaffinity.filtering import (
     FILTER_REASONS,
     FILTER_REASONS_ONE,
@@ -58,29 +68,6 @@ PRE_FILTER_SKIP = switch(
 _SKIP = Status(Code.SKIP)
 
 NAME = "InterPodAffinity"
-MIN_HARD_POD_AFFINITY_WEIGHT = 0
-MAX_HARD_POD_AFFINITY_WEIGHT = 100
-IGNORE_PREFERRED = "ignorePreferredTermsOfExistingPods"
-#: The release whose InterPodAffinityArgs gained ignorePreferredTermsOfExistingPods (kubernetes#114393).
-IGNORE_PREFERRED_SINCE = "1.27"
-
-
-@dataclass(frozen=True, slots=True)
-class InterPodAffinityArgs:
-    """``InterPodAffinityArgs`` of kubescheduler.config.k8s.io/v1beta1."""
-
-    hard_pod_affinity_weight: int = arg_field(
-        "hardPodAffinityWeight", 1, schema={"type": "integer"},
-        description="Score weight of each required affinity term of an existing pod that the incoming pod "
-                    "matches (0-100; 0 ignores those terms when scoring).")
-    # None: not written (Kubernetes 1.20-1.26 have no such arg; from 1.27 it defaults to false,
-    # see ``InterPodAffinity.defaults_for``).
-    ignore_preferred_terms_of_existing_pods: bool | None = arg_field(
-        IGNORE_PREFERRED, None, schema={"type": "boolean"},
-        description="Kubernetes 1.27 on: when the incoming pod has no preferred (anti-)affinity terms, "
-                    "InterPodAffinity does not score it at all (existing pods' terms are not looked at).")
-
-
 _SKIP = Status(Code.SKIP)
 
 
@@ -112,33 +99,23 @@ class InterPodAffinity(Plugin):
 
     @classmethod
     def validate_args(cls, args: InterPodAffinityArgs) -> list[ArgError]:
-        """``ValidateInterPodAffinityArgs`` (v1.20)."""
-        weight = args.hard_pod_affinity_weight
-        if not MIN_HARD_POD_AFFINITY_WEIGHT <= weight <= MAX_HARD_POD_AFFINITY_WEIGHT:
-            return [ArgError(("hardPodAffinityWeight",),
-                             f"hardPodAffinityWeight: Invalid value: {weight}: not in valid range "
-                             f"[{MIN_HARD_POD_AFFINITY_WEIGHT}-{MAX_HARD_POD_AFFINITY_WEIGHT}]")]
-        return []
+        """``ValidateInterPodAffinityArgs`` (v1.20; :mod:`.args`)."""
+        return args_module.validate_args(args)
 
     @classmethod
     def defaults_for(cls, target: Target) -> dict[str, Any]:
-        """The release's defaults the v1.20 dataclass lacks: ``ignorePreferredTermsOfExistingPods``
-        (false) from 1.27."""
-        return {IGNORE_PREFERRED: False} if target.at_least(IGNORE_PREFERRED_SINCE) else {}
+        """The release's defaults the v1.20 dataclass lacks (:mod:`.args`)."""
+        return args_module.defaults_for(target)
 
     @classmethod
     def args_not_in(cls, target: Target) -> frozenset[str]:
-        """The args the target release does not have (``show`` leaves them out)."""
-        return frozenset() if target.at_least(IGNORE_PREFERRED_SINCE) else frozenset({IGNORE_PREFERRED})
+        """The args the target release does not have (:mod:`.args`)."""
+        return args_module.args_not_in(target)
 
     @classmethod
     def validate_args_for(cls, args: InterPodAffinityArgs, target: Target) -> list[ArgError]:
-        """``ignorePreferredTermsOfExistingPods`` (either value) is refused before 1.27."""
-        if args.ignore_preferred_terms_of_existing_pods is None or target.at_least(IGNORE_PREFERRED_SINCE):
-            return []
-        message = f"{IGNORE_PREFERRED} is not in Kubernetes {target.version}: "
-        message += f"it came in {IGNORE_PREFERRED_SINCE}"
-        return [ArgError((IGNORE_PREFERRED,), message, code="arg-not-in-release")]
+        """``ignorePreferredTermsOfExistingPods`` (either value) is refused before 1.27 (:mod:`.args`)."""
+        return args_module.validate_args_for(args, target)
 
     # ------------------------------------------------------------------ PreFilter
     @hookimpl
@@ -175,6 +152,22 @@ class InterPodAffinity(Plugin):
         return self._update(state, pod_to_remove, node, snapshot, -1)
 
     # --------------------------------------------------------------------- Filter
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """Other pods cannot matter when the pod has no required (anti-)affinity terms, no existing
+        pod's required anti-affinity matches it and no nominated pod has required anti-affinity
+        (AddPod would count it)."""
+        pre_filter: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
+        if pre_filter is None or pre_filter.info.required_affinity or pre_filter.info.required_anti_affinity:
+            return OTHER_PODS_ANY
+        if any(counts.any() for counts in pre_filter.existing_anti_affinity.arrays.values()):
+            return OTHER_PODS_ANY
+        for pods in self.handle.nominator.as_mapping().values():
+            for other in pods:
+                anti = other.affinity.pod_anti_affinity
+                if anti is not None and anti.required:
+                    return OTHER_PODS_ANY
+        return OTHER_PODS_IGNORED
+
     @hookimpl
     def ruleset_filter(self, state: CycleState, nodes: NodeSet) -> FilterResult | None:
         pre_filter: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)

@@ -24,47 +24,42 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
 from ruleset import (
+    OTHER_PODS_AS_RESOURCES,
     ArgError,
     Code,
     CycleState,
     FilterResult,
     Handle,
+    NodeColumns,
     NodeSet,
     Plugin,
     Snapshot,
     Status,
     Target,
-    arg_field,
     hookimpl,
     switch,
 )
 from ruleset.api import resources as res
 from ruleset.api.pod import Pod
-from ruleset.errors import format_path
-from ruleset.gofmt import go_quote
+from ruleset.plugins.noderesources import args as fit_args
 from ruleset.plugins.noderesources import scoring
+from ruleset.plugins.noderesources.args import NodeResourcesFitArgs
 from ruleset.plugins.noderesources.strategy import (
     DEFAULT_STRATEGY,
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
     REQUESTED_TO_CAPACITY_RATIO,
-    STRATEGY_SCHEMA,
     ScoringStrategy,
-    dump_strategy,
-    parse_strategy,
     shape_arrays,
-    validate_strategy,
 )
-from ruleset.selector import qualified_name_errors
 
 _REF = "pkg/scheduler/framework/plugins/noderesources/fit.go"
-SCORE = switch("NodeResourcesFit.score", "1.22",
-               "NodeResourcesFit scores by args.scoringStrategy (LeastAllocated by default)", _REF)
+SCORE = fit_args.FIT_SCORE
 SKIP_ZERO_SCALAR = switch("NodeResourcesFit.skip-zero-scalar-requests", "1.26",
                           "Filter does not check a scalar (extended, hugepages…) resource the pod "
                           "requests 0 of",
@@ -87,19 +82,6 @@ TOO_MANY_PODS = "Too many pods"
 _ONE = np.ones(1, dtype=bool)
 
 
-@dataclass(frozen=True, slots=True)
-class NodeResourcesFitArgs:
-    """``NodeResourcesFitArgs`` of kubescheduler.config.k8s.io/v1beta1."""
-
-    ignored_resources: tuple[str, ...] = arg_field(
-        "ignoredResources", (), schema={"type": "array", "items": {"type": "string"}},
-        description="Extended resources this plugin does not check.")
-    ignored_resource_groups: tuple[str, ...] = arg_field(
-        "ignoredResourceGroups", (), schema={"type": "array", "items": {"type": "string"}},
-        description="Extended-resource domains (before '/') not checked.")
-    scoring_strategy: ScoringStrategy | None = arg_field(  # noqa: RUF009 - an arg_field, as the others
-        "scoringStrategy", None, parse=parse_strategy, dump=dump_strategy, schema=STRATEGY_SCHEMA,
-        description="Kubernetes 1.22 on: how the plugin scores (default LeastAllocated over cpu and memory).")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +89,6 @@ class PreFilterState:
     """``preFilterState``: what Filter compares, worked out once per cycle from the pod's requests."""
 
     checks: tuple[tuple[str, str, int], ...]
-
-
-def _invalid(path: tuple, value: str, detail: str) -> ArgError:
-    return ArgError(path, f"{format_path(path)}: Invalid value: {go_quote(value)}: {detail}")
 
 
 class NodeResourcesFit(Plugin):
@@ -141,39 +119,23 @@ class NodeResourcesFit(Plugin):
 
     @classmethod
     def defaults_for(cls, target: Target) -> dict[str, Any]:
-        """The release's defaults of args the v1.20 dataclass does not default (camelCase, as a
-        profile would write them): ``scoringStrategy`` from 1.22."""
-        return {"scoringStrategy": dump_strategy(DEFAULT_STRATEGY)} if target.has(SCORE) else {}
+        """The release's defaults of args the v1.20 dataclass does not default (:mod:`.args`)."""
+        return fit_args.fit_defaults_for(target)
 
     @classmethod
     def args_not_in(cls, target: Target) -> frozenset[str]:
-        """The args the target release does not have (``show`` leaves them out)."""
-        return frozenset() if target.has(SCORE) else frozenset({"scoringStrategy"})
+        """The args the target release does not have (:mod:`.args`)."""
+        return fit_args.fit_args_not_in(target)
 
     @classmethod
     def validate_args_for(cls, args: NodeResourcesFitArgs, target: Target) -> list[ArgError]:
-        """What :meth:`validate_args` cannot know: ``scoringStrategy`` is refused before 1.22."""
-        if args.scoring_strategy is not None and not target.has(SCORE):
-            return [ArgError(("scoringStrategy",), f"scoringStrategy is not in Kubernetes {target.version}: "
-                                                   f"NodeResourcesFit scores from 1.22 on",
-                             code="arg-not-in-release")]
-        return []
+        """What :meth:`validate_args` cannot know (:mod:`.args`)."""
+        return fit_args.validate_fit_args_for(args, target)
 
     @classmethod
     def validate_args(cls, args: NodeResourcesFitArgs) -> list[ArgError]:
-        """``validateFitArgs`` (v1.20 fit.go): qualified names; groups without '/'; every error;
-        and (1.22 on) ``scoringStrategy`` as ``ValidateNodeResourcesFitArgs`` checks it."""
-        errors: list[ArgError] = []
-        for i, name in enumerate(args.ignored_resources):
-            errors.extend(_invalid(("ignoredResources", i), name, msg) for msg in qualified_name_errors(name))
-        for i, group in enumerate(args.ignored_resource_groups):
-            path = ("ignoredResourceGroups", i)
-            if "/" in group:
-                errors.append(_invalid(path, group, "resource group name can't contain '/'"))
-            errors.extend(_invalid(path, group, msg) for msg in qualified_name_errors(group))
-        if args.scoring_strategy is not None:
-            errors.extend(validate_strategy(args.scoring_strategy))
-        return errors
+        """``validateFitArgs`` (:mod:`.args`)."""
+        return fit_args.validate_fit_args(args)
 
     @hookimpl
     def ruleset_pre_score(self) -> None:
@@ -210,7 +172,22 @@ class NodeResourcesFit(Plugin):
 
         Empty for a pod requesting nothing (only the pod count is checked then); otherwise
         CPU, memory and ephemeral storage (even at 0), then the scalar resources not ignored.
+        Kept per distinct request (pods of one template ask the same): the answer depends only on
+        the request and the plugin's fixed args and release.
         """
+        key = tuple(request.items())
+        cache: dict[tuple[tuple[str, int], ...], tuple[tuple[str, str, int], ...]] | None
+        cache = self.__dict__.get("_checks_by_request")
+        if cache is None:
+            cache = self.__dict__["_checks_by_request"] = {}
+        checks = cache.get(key)
+        if checks is None:
+            if len(cache) >= 4096:  # many distinct requests: keep memory bounded
+                cache.clear()
+            checks = cache[key] = self._resource_checks(request)
+        return checks
+
+    def _resource_checks(self, request: dict[str, int]) -> tuple[tuple[str, str, int], ...]:
         scalars = sorted(name for name in request if name not in (res.CPU, res.MEMORY, res.EPHEMERAL_STORAGE))
         asks_nothing = (request.get(res.CPU, 0) == 0 and request.get(res.MEMORY, 0) == 0
                         and request.get(res.EPHEMERAL_STORAGE, 0) == 0 and not scalars)
@@ -231,7 +208,7 @@ class NodeResourcesFit(Plugin):
             return FilterResult.error(len(nodes),
                                       f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
         if self._unresolvable:
-            return _with_unresolvable(fit, nodes)
+            return _with_unresolvable(fit, nodes.snapshot, nodes.indices)
         if len(nodes) == 1:
             # One node, as in every pass of a preemption dry run: the same comparisons on
             # numpy scalars cost a fraction of numpy's per-call overhead on arrays.
@@ -240,14 +217,42 @@ class NodeResourcesFit(Plugin):
             return FilterResult.reject(_ONE, Code.UNSCHEDULABLE, *failing) if failing else None
         return _combine(len(nodes), list(_shortfalls(fit, nodes.snapshot, nodes.indices)))
 
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """Other pods count only through the node's summed requests and pod count."""
+        return OTHER_PODS_AS_RESOURCES
 
-def _shortfalls(fit: PreFilterState, snapshot: Snapshot, at: Any) -> Iterator[tuple[str, Any]]:
+    def filter_with_columns(self, state: CycleState, pod: Pod, nodes: NodeSet,
+                            columns: NodeColumns) -> FilterResult | None:
+        """Filter, reading each node's requests and pod count from ``columns`` (aligned with
+        ``nodes``) instead of the snapshot: the same verdicts as with those pods really there."""
+        fit: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
+        if fit is None:
+            return FilterResult.error(len(nodes),
+                                      f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        every = slice(None)
+        if self._unresolvable:
+            return _with_unresolvable(fit, columns, every)
+        return _combine(len(nodes), list(_shortfalls(fit, columns, every)))
+
+
+class _Sums(Protocol):
+    """Per-node sums Filter reads: the snapshot (indexed by node) or a NodeColumns (aligned)."""
+
+    @property
+    def pod_count(self) -> np.ndarray: ...
+    @property
+    def allowed_pods(self) -> np.ndarray: ...
+    def allocatable(self, resource: str) -> np.ndarray: ...
+    def requested(self, resource: str) -> np.ndarray: ...
+
+
+def _shortfalls(fit: PreFilterState, sums: _Sums, at: Any) -> Iterator[tuple[str, Any]]:
     """Each reason with whether the node fails it (``at`` a node index) or which of the nodes
-    do (``at`` an array of node indices), in upstream's order."""
-    yield TOO_MANY_PODS, snapshot.pod_count[at] + 1 > snapshot.allowed_pods[at]
+    do (``at`` an array of node indices, or every row of aligned columns), in upstream's order."""
+    yield TOO_MANY_PODS, sums.pod_count[at] + 1 > sums.allowed_pods[at]
     for reason, name, wanted in fit.checks:
         with np.errstate(over="ignore"):  # upstream's comparison, in int64 that wraps as Go's does
-            fails = wanted > snapshot.allocatable(name)[at] - snapshot.requested(name)[at]
+            fails = wanted > sums.allocatable(name)[at] - sums.requested(name)[at]
         yield reason, fails
 
 
@@ -269,16 +274,19 @@ def _combine(n: int, checks: list[tuple[str, np.ndarray]]) -> FilterResult:
     return FilterResult(codes, table, inverse.astype(np.int32).reshape(-1))
 
 
-def _with_unresolvable(fit: PreFilterState, nodes: NodeSet) -> FilterResult:
+def _with_unresolvable(fit: PreFilterState, sums: _Sums, at: Any) -> FilterResult:
     """Filter from 1.34: as :func:`_combine`, and a node whose allocatable is below a failing
     request (preemption cannot help) is UnschedulableAndUnresolvable."""
-    snapshot, at = nodes.snapshot, nodes.indices
-    result = _combine(len(nodes), list(_shortfalls(fit, snapshot, at)))
-    unresolvable = np.zeros(len(nodes), dtype=bool)
-    for _, name, wanted in fit.checks:
-        allocatable = snapshot.allocatable(name)[at]
-        with np.errstate(over="ignore"):
-            unresolvable |= (wanted > allocatable - snapshot.requested(name)[at]) & (wanted > allocatable)
+    checks = [(TOO_MANY_PODS, sums.pod_count[at] + 1 > sums.allowed_pods[at])]
+    unresolvable = np.zeros(len(checks[0][1]), dtype=bool)
+    for reason, name, wanted in fit.checks:
+        allocatable = sums.allocatable(name)[at]
+        with np.errstate(over="ignore"):  # upstream's comparison, in int64 that wraps as Go's does
+            fails = wanted > allocatable - sums.requested(name)[at]
+        checks.append((reason, fails))
+        if fails.any():
+            unresolvable |= fails & (wanted > allocatable)
+    result = _combine(len(unresolvable), checks)
     if not unresolvable.any():
         return result
     codes = np.where(unresolvable, np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), result.codes).astype(np.int8)

@@ -19,7 +19,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ruleset import CycleState, FilterResult, NodeSet, PerNodeFilter, Status, hookimpl
+from ruleset import (
+    OTHER_PODS_ANY,
+    OTHER_PODS_IGNORED,
+    CycleState,
+    FilterResult,
+    NodeSet,
+    PerNodeFilter,
+    Status,
+    hookimpl,
+)
 from ruleset.api.pod import Pod
 from ruleset.api.storage import CSINode, PersistentVolumeClaim, claim_class
 from ruleset.kversion import switch
@@ -90,6 +99,10 @@ class NodeVolumeLimits(PerNodeFilter):
         self.missing_claim_unresolvable = target.has(MISSING_CLAIM_UNRESOLVABLE)
         self.inline_migrated = target.has(INLINE_MIGRATED)
         self.migrated = migrated_plugins(target)
+
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """A pod without volumes passes every node, whatever pods run there."""
+        return OTHER_PODS_ANY if pod.volumes else OTHER_PODS_IGNORED
 
     @hookimpl
     def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:

@@ -23,7 +23,16 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from ruleset import CycleState, FilterResult, NodeSet, PerNodeFilter, Status, hookimpl
+from ruleset import (
+    OTHER_PODS_ANY,
+    OTHER_PODS_IGNORED,
+    CycleState,
+    FilterResult,
+    NodeSet,
+    PerNodeFilter,
+    Status,
+    hookimpl,
+)
 from ruleset.api.node import Node
 from ruleset.api.pod import Pod
 from ruleset.api.storage import PersistentVolumeClaim
@@ -94,6 +103,10 @@ class NonCSILimits(PerNodeFilter):
     def default_max(self, node: Node) -> int:
         """``maxVolumeFunc`` without ``KUBE_MAX_PD_VOLS``."""
         return self.default_limit
+
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """A pod without volumes passes every node, whatever pods run there."""
+        return OTHER_PODS_ANY if pod.volumes else OTHER_PODS_IGNORED
 
     @hookimpl
     def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:

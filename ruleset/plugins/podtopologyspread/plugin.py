@@ -7,7 +7,19 @@ from typing import Any
 
 import numpy as np
 
-from ruleset import ArgError, Code, CycleState, FilterResult, NodeSet, Plugin, Snapshot, Status, hookimpl
+from ruleset import (
+    OTHER_PODS_ANY,
+    OTHER_PODS_IGNORED,
+    ArgError,
+    Code,
+    CycleState,
+    FilterResult,
+    NodeSet,
+    Plugin,
+    Snapshot,
+    Status,
+    hookimpl,
+)
 from ruleset.api.pod import Pod
 from ruleset.plugins.podtopologyspread.args import (
     SYSTEM_DEFAULT_CONSTRAINTS,
@@ -103,6 +115,11 @@ class PodTopologySpread(Plugin):
             return Status.error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
         current.update_with_pod(other, pod, snapshot, node, delta)
         return None
+
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """Without DoNotSchedule constraints every node passes, whatever pods run there."""
+        current: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
+        return OTHER_PODS_IGNORED if current is not None and not current.constraints else OTHER_PODS_ANY
 
     @hookimpl
     def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ruleset import Code, FilterResult, Handle, NodeSet, Plugin, hookimpl
+from ruleset import OTHER_PODS_IGNORED, Code, CycleState, FilterResult, Handle, NodeSet, Plugin, hookimpl
 from ruleset.api.pod import Pod
 from ruleset.plugins.rules.args import RulesArgs, validate_rules
 from ruleset.plugins.rules.compiled import (
@@ -60,6 +60,10 @@ class Rules(Plugin):
             rules = applicable(self.rules, pod)
             self._last = (pod, rules)
         return rules
+
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """Its verdicts read the node and the pod only: other pods never change them."""
+        return OTHER_PODS_IGNORED
 
     @hookimpl
     def ruleset_filter(self, pod: Pod, nodes: NodeSet) -> FilterResult | None:

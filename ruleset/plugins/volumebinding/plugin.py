@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ruleset import (
+    OTHER_PODS_IGNORED,
     ArgError,
     Code,
     CycleState,
@@ -44,12 +45,20 @@ from ruleset import (
     Plugin,
     Status,
     Target,
-    arg_field,
     hookimpl,
 )
 from ruleset.api.pod import Pod
 from ruleset.api.storage import pod_claims
 from ruleset.kversion import GATES, Switch, switch
+
+# The args and their checks are apart (ruleset validate reads them without this module's numpy).
+from ruleset.plugins.volumebinding import args as args_module
+from ruleset.plugins.volumebinding.args import (  # noqa: F401 - re-exported
+    BIND_TIMEOUT_ZERO,
+    DEFAULT_BIND_TIMEOUT_SECONDS,
+    SCORING_GATES,
+    VolumeBindingArgs,
+)
 from ruleset.plugins.volumebinding.binder import (
     ERR_REASON_PV_NOT_EXIST,
     ERR_REASON_PV_NOT_EXIST_NODES,
@@ -68,7 +77,6 @@ from ruleset.snapshot import VolumeStore
 
 NAME = "VolumeBinding"
 STATE_KEY = NAME
-DEFAULT_BIND_TIMEOUT_SECONDS = 600
 ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 
 _PLUGIN_GO = "pkg/scheduler/framework/plugins/volumebinding/volume_binding.go"
@@ -121,26 +129,9 @@ PRE_SCORE_SKIP = switch(
     "PreScore returns Skip (no scorer: its gates are off), so its Score (0 on every node) is not run "
     "and the plugin is listed as skipped",
     f"{_PLUGIN_GO} (PreScore: framework.NewStatus(framework.Skip) when pl.scorer == nil)")
-#: The gates under which VolumeBinding scores; alpha and off by default in every release ruleset models.
-SCORING_GATES = ("VolumeCapacityPriority", "StorageCapacityScoring")
-BIND_TIMEOUT_ZERO = switch(
-    "VolumeBinding.bind-timeout-validation", "1.21",
-    "bindTimeoutSeconds may be 0 (only a negative value is refused, by ValidateVolumeBindingArgs); before, "
-    "the plugin refused anything not positive",
-    "pkg/scheduler/apis/config/validation/validation_pluginargs.go (ValidateVolumeBindingArgs)")
 
 
 _SKIP = Status(Code.SKIP)
-
-
-@dataclass(frozen=True, slots=True)
-class VolumeBindingArgs:
-    """``VolumeBindingArgs`` of kubescheduler.config.k8s.io/v1beta1."""
-
-    bind_timeout_seconds: int = arg_field(
-        "bindTimeoutSeconds", DEFAULT_BIND_TIMEOUT_SECONDS, schema={"type": "integer"},
-        description="Seconds PreBind waits for the volumes to be bound (a simulation never waits; from 1.21 "
-                    "0 is allowed, before it must be positive).")
 
 
 @dataclass
@@ -186,19 +177,8 @@ class VolumeBinding(Plugin):
 
     @classmethod
     def validate_args_for(cls, args: VolumeBindingArgs, target: Target) -> list[ArgError]:
-        """v1.20's ``validateArgs`` (at plugin construction: positive), from 1.21
-        ``ValidateVolumeBindingArgs`` (not negative)."""
-        seconds = args.bind_timeout_seconds
-        if target.has(BIND_TIMEOUT_ZERO):
-            if seconds < 0:
-                return [ArgError(("bindTimeoutSeconds",),
-                                 f"bindTimeoutSeconds: Invalid value: {seconds}: "
-                                 f"invalid BindTimeoutSeconds, should not be a negative value")]
-            return []
-        if seconds <= 0:
-            return [ArgError(("bindTimeoutSeconds",),
-                             f"invalid BindTimeoutSeconds: {seconds}, must be positive integer")]
-        return []
+        """v1.20's ``validateArgs``, from 1.21 ``ValidateVolumeBindingArgs`` (:mod:`.args`)."""
+        return args_module.validate_args_for(args, target)
 
     # ------------------------------------------------------------------ PreFilter
     def _claims_problem(self, pod: Pod) -> tuple[bool, str | None]:
@@ -253,6 +233,10 @@ class VolumeBinding(Plugin):
         return None
 
     # --------------------------------------------------------------------- Filter
+    def other_pods(self, state: CycleState, pod: Pod) -> str:
+        """Its verdicts read the node and the pod only: other pods never change them."""
+        return OTHER_PODS_IGNORED
+
     @hookimpl
     def ruleset_filter(self, state: CycleState, nodes: NodeSet) -> FilterResult | None:
         data: StateData | None = state.get(STATE_KEY)
