@@ -66,6 +66,12 @@ def work_load(path: Path, repeat: int) -> dict[str, Any]:
     """Best of ``repeat`` loads of ``path`` as ``ruleset schedule --cluster`` loads it: read,
     decode, admit and build the snapshot (``app.load_state``)."""
     from ruleset.app import load_state
+    # A first load of a two-object file imports what loading needs (start-up is measured apart:
+    # README, "ruleset --version" and "ruleset validate"), so the time is the load's own.
+    warm = path.with_name("warm-up" + path.suffix)
+    warm.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": _warm_up_objects()}),
+                    encoding="utf-8")
+    load_state([str(warm)])
     best = float("inf")
     pods = 0
     for _ in range(repeat):
@@ -75,6 +81,10 @@ def work_load(path: Path, repeat: int) -> dict[str, Any]:
         pods = int(state.snapshot.pod_count.sum()) + len(state.pending)
         del state
     return {"seconds": best, "seconds_all": None, "scheduled": pods, "bytes": path.stat().st_size}
+
+
+def _warm_up_objects() -> list[dict[str, Any]]:
+    return [workloads.node(0), workloads.pod("warm-up", node_name="node-00000")]
 
 
 def worker(name: str, scale: str, repeat: int, path: str | None) -> int:
