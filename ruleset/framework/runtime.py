@@ -87,6 +87,8 @@ _max_of = np.maximum.reduce
 #: What a plugin's hook may throw and be reported for instead of ending the run (the one
 #: isolation boundary of ruleset.errors).
 _FAULTS = PLUGIN_FAULTS
+#: What :meth:`Framework.filter_what_if` gives failing nodes when the caller wants no reasons.
+_BARE_FAILURE = Status(Code.UNSCHEDULABLE)
 #: The cycle's :meth:`Framework.what_if_steps` answer, with the nominations' version it read.
 _WHAT_IF_STEPS = "ruleset.framework.what-if-steps"
 
@@ -539,14 +541,17 @@ class Framework:
 
     def filter_what_if(self, state: CycleState, pod: Pod, steps: list[WhatIfStep], snapshot: Snapshot,
                        nodes: np.ndarray, columns: NodeColumns,
-                       only: Callable[[WhatIfStep], bool] | None = None) -> tuple[np.ndarray, WhatIfFailures]:
+                       only: Callable[[WhatIfStep], bool] | None = None,
+                       with_reasons: bool = True) -> tuple[np.ndarray, WhatIfFailures]:
         """Every step of :meth:`what_if_steps` over ``nodes`` (each seeing the nodes the earlier
         ones passed), resource plugins reading ``columns`` (aligned with ``nodes``): the verdicts
         :meth:`run_filters_on_node` would give with the pods the columns account for really there.
 
         Returns the passing mask (aligned with ``nodes``) and the failing positions' statuses, as
         :meth:`_filter_one` builds them. A plugin that faults fails every node still in play with
-        its fault (its Status has ``fault`` set). ``only`` limits the run to some steps.
+        its fault (its Status has ``fault`` set). ``only`` limits the run to some steps. Without
+        ``with_reasons`` only faults keep their Status; other failing nodes share one bare Unschedulable
+        (the caller only asks whether they pass).
         """
         n = len(nodes)
         failed = WhatIfFailures(n)
@@ -571,6 +576,10 @@ class Framework:
                 failed.set(remaining, _filter_error(step, pod, _describe(exc), fault=True))
                 break
             if fail is None:
+                continue
+            if not with_reasons:
+                failed.set(remaining[fail], _BARE_FAILURE)
+                remaining = remaining[~fail]
                 continue
             where = np.flatnonzero(fail)
             # One Status per distinct (code, reasons) the plugin gave, shared by its nodes.

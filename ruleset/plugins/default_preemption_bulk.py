@@ -240,12 +240,14 @@ def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, 
         if not resource_steps:
             continue
         ok, failed = framework.filter_what_if(state, pod, resource_steps, snapshot, nodes[at],
-                                              with_nominated.columns(snapshot, nodes[at], at))
+                                              with_nominated.columns(snapshot, nodes[at], at),
+                                              with_reasons=False)
         second = [i for i in np.flatnonzero(ok).tolist() if nominated[int(at[i])]]
         if second:
             at2 = at[second]
             ok2, failed2 = framework.filter_what_if(state, pod, resource_steps, snapshot, nodes[at2],
-                                                    removed.columns(snapshot, nodes[at2], at2))
+                                                    removed.columns(snapshot, nodes[at2], at2),
+                                                    with_reasons=False)
             for i2 in np.flatnonzero(~ok2).tolist():
                 ok[second[i2]] = False
                 failed[second[i2]] = failed2[i2]
