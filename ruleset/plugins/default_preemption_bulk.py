@@ -178,8 +178,9 @@ def _chunk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod
             passing[r] = False
             failed[r] = again[j]
     positions = with_lower.tolist()
-    for r in np.flatnonzero(~passing).tolist():
-        seen.failed[positions[r]] = failed[r]
+    for status, rows_of in failed.groups(np.flatnonzero(~passing)):
+        for r in rows_of.tolist():
+            seen.failed[positions[r]] = status
     candidates = np.flatnonzero(passing)[:limit]  # the walk stops at the limit-th (None: no limit)
     if len(candidates):
         on = _compact_of(at, with_lower)
@@ -251,11 +252,12 @@ def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, 
             for i2 in np.flatnonzero(~ok2).tolist():
                 ok[second[i2]] = False
                 failed[second[i2]] = failed2[i2]
-        for i in np.flatnonzero(~ok).tolist():
-            if failed[i].fault:
-                faults[int(active[i])] = failed[i]
-                faulted[active[i]] = True
-                ok[i] = True  # not taken: the walk raises the fault if it gets here
+        if any(status.fault for status in failed.statuses):
+            for i in np.flatnonzero(~ok).tolist():
+                if failed[i].fault:
+                    faults[int(active[i])] = failed[i]
+                    faulted[active[i]] = True
+                    ok[i] = True  # not taken: the walk raises the fault if it gets here
         taken = np.flatnonzero(~ok)
         if not len(taken):
             continue
