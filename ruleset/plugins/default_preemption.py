@@ -91,7 +91,7 @@ from ruleset.snapshot.pdb import budgets, filter_pods_with_pdb_violation
 if TYPE_CHECKING:
     from ruleset.framework.runtime import Framework, WhatIfStep
 
-MAX_INT32 = 2**31 - 1
+MAX_INT32 = bulk.MAX_INT32
 
 STATUS_MESSAGE = switch(
     "DefaultPreemption.status-message", "1.24",

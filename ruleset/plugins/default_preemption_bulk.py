@@ -38,7 +38,7 @@ from ruleset.snapshot.pdb import filter_pods_with_pdb_violation
 MAX_INT32 = 2**31 - 1
 
 if TYPE_CHECKING:
-    from ruleset.framework.runtime import Framework, WhatIfStep
+    from ruleset.framework.runtime import Framework, WhatIfFailures, WhatIfStep
 
 
 @dataclass
@@ -166,17 +166,9 @@ def _chunk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod
     with_nominated = removed.copy()
     added, added_count = room.delta(nodes)
     with_nominated.add(np.arange(len(nodes)), added, +1, added_count)
-    nominated = (added_count > 0).tolist()
-    passing, failed = framework.filter_what_if(state, pod, steps, snapshot, nodes,
-                                               with_nominated.columns(snapshot, nodes))
-    second = np.array([r for r in np.flatnonzero(passing).tolist() if nominated[r]], dtype=np.intp)
-    if len(second):
-        ok, again = framework.filter_what_if(state, pod, steps, snapshot, nodes[second],
-                                             removed.columns(snapshot, nodes[second], second))
-        for j in np.flatnonzero(~ok).tolist():
-            r = int(second[j])
-            passing[r] = False
-            failed[r] = again[j]
+    nominated = added_count > 0
+    passing, failed = _both_passes(framework, steps, state, pod, snapshot, nodes, np.arange(len(nodes)),
+                                   with_nominated, removed, nominated, with_reasons=True)
     positions = with_lower.tolist()
     for status, rows_of in failed.groups(np.flatnonzero(~passing)):
         for r in rows_of.tolist():
@@ -189,6 +181,27 @@ def _chunk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod
     return seen
 
 
+def _both_passes(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: Pod,
+                 snapshot: Snapshot, nodes: np.ndarray, at: np.ndarray, with_nominated: _Sums, removed: _Sums,
+                 nominated: np.ndarray, with_reasons: bool) -> tuple[np.ndarray, WhatIfFailures]:
+    """``PodPassesFiltersOnNode`` for the nodes ``nodes[at]``: the steps with the nominated pods
+    added and, where that passed and some are nominated (``nominated``, by position), without them;
+    a node fits only if both pass, and one failing the first pass keeps that pass's status."""
+    passing, failed = framework.filter_what_if(state, pod, steps, snapshot, nodes[at],
+                                               with_nominated.columns(snapshot, nodes[at], at),
+                                               with_reasons=with_reasons)
+    second = np.flatnonzero(passing & nominated[at])
+    if len(second):
+        again_at = at[second]
+        ok, again = framework.filter_what_if(state, pod, steps, snapshot, nodes[again_at],
+                                             removed.columns(snapshot, nodes[again_at], again_at),
+                                             with_reasons=with_reasons)
+        for j in np.flatnonzero(~ok).tolist():
+            passing[second[j]] = False
+            failed[int(second[j])] = again[j]
+    return passing, failed
+
+
 def _compact_of(at: np.ndarray, with_lower: np.ndarray) -> np.ndarray:
     """``at`` (positions in the chunk) as positions among the chunk's nodes with lower-priority pods."""
     compact = np.full(int(with_lower.max()) + 1, -1, dtype=np.intp)
@@ -198,7 +211,7 @@ def _compact_of(at: np.ndarray, with_lower: np.ndarray) -> np.ndarray:
 
 def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: Pod, snapshot: Snapshot,
               nodes: np.ndarray, candidates: np.ndarray, rows: np.ndarray, row_node: np.ndarray,
-              removed: _Sums, with_nominated: _Sums, nominated: list[bool], pdbs: list, allowed: list[int],
+              removed: _Sums, with_nominated: _Sums, nominated: np.ndarray, pdbs: list, allowed: list[int],
               seen: _Chunk, positions: list[int]) -> None:
     """Put each candidate's pods back in the reference order (most important first, equal ones in
     node order; PDB-violating ones first when there are PDBs), keeping those that still fit.
@@ -240,18 +253,8 @@ def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, 
         with_nominated.add(at, back, +1)
         if not resource_steps:
             continue
-        ok, failed = framework.filter_what_if(state, pod, resource_steps, snapshot, nodes[at],
-                                              with_nominated.columns(snapshot, nodes[at], at),
-                                              with_reasons=False)
-        second = [i for i in np.flatnonzero(ok).tolist() if nominated[int(at[i])]]
-        if second:
-            at2 = at[second]
-            ok2, failed2 = framework.filter_what_if(state, pod, resource_steps, snapshot, nodes[at2],
-                                                    removed.columns(snapshot, nodes[at2], at2),
-                                                    with_reasons=False)
-            for i2 in np.flatnonzero(~ok2).tolist():
-                ok[second[i2]] = False
-                failed[second[i2]] = failed2[i2]
+        ok, failed = _both_passes(framework, resource_steps, state, pod, snapshot, nodes, at, with_nominated,
+                                  removed, nominated, with_reasons=False)
         if any(status.fault for status in failed.statuses):
             for i in np.flatnonzero(~ok).tolist():
                 if failed[i].fault:
