@@ -103,19 +103,6 @@ class NodeColumns:
         """Each node's pod capacity."""
         return self._snapshot.allowed_pods[self._indices]
 
-    @classmethod
-    def adding(cls, snapshot: Snapshot, nodes: np.ndarray, pods: Sequence[Sequence[Pod]]) -> NodeColumns:
-        """The columns of ``nodes`` with ``pods[k]`` added to node ``nodes[k]`` (nominated pods)."""
-        n = len(nodes)
-        delta: dict[str, list[int]] = {}
-        for k, added in enumerate(pods):
-            for pod in added:
-                for name, value in pod.requests.items():
-                    delta.setdefault(name, [0] * n)[k] += value
-        return cls(snapshot, nodes, {name: np.array([wrap_int64(v) for v in values], dtype=np.int64)
-                                     for name, values in delta.items()},
-                   np.array([len(added) for added in pods], dtype=np.int64))
-
     def subset(self, mask: np.ndarray) -> NodeColumns:
         """The columns of the nodes where ``mask`` (aligned) is true."""
         return NodeColumns(self._snapshot, self._indices[mask], {k: v[mask] for k, v in self._delta.items()},

@@ -28,8 +28,6 @@ class Nominator:
         #: The highest priority nominated to each node that has any, so that the nodes a pod must
         #: leave room on are found without reading every nomination.
         self._top: dict[str, int] = {}
-        #: The last :meth:`room_for` answer and whose it was, until the nominations change.
-        self._room: tuple[tuple[int, str, int], dict[str, list[Pod]]] | None = None
         #: Changes with every nomination made or dropped (what is derived from them is keyed on it).
         self.version = 0
         #: Things derived from the nominations by other modules, each valid for one :attr:`version`.
@@ -41,7 +39,6 @@ class Nominator:
     def add(self, pod: Pod, node: str) -> None:
         """``AddNominatedPod``: ``pod`` holds room on ``node`` (any earlier nomination is dropped)."""
         self.delete(pod)
-        self._room = None
         self.version += 1
         pod.nominated_node_name = node
         self._pods.setdefault(node, []).append(pod)
@@ -53,7 +50,6 @@ class Nominator:
     def delete(self, pod: Pod) -> None:
         """``DeleteNominatedPodIfExists``: forget ``pod``'s nomination, if it has one."""
         if pod.nominated_node_name:
-            self._room = None
             self.version += 1
             pods = self._pods.get(pod.nominated_node_name, [])
             if pod in pods:
@@ -91,11 +87,8 @@ class Nominator:
         return iter(self.room_for(pod))
 
     def room_for(self, pod: Pod) -> Mapping[str, list[Pod]]:
-        """:meth:`pods_for` of every node where it is not empty (node name -> pods), worked out once
-        per pod and state of the nominations: a cycle asks it for every batch of nodes it filters."""
-        key = (pod.priority, pod.meta.uid, id(pod))
-        if self._room is not None and self._room[0] == key:
-            return self._room[1]
+        """:meth:`pods_for` of every node where it is not empty (node name -> pods); only nodes
+        whose highest nominated priority reaches the pod's are looked at."""
         priority = pod.priority
         room = {}
         for node, top in self._top.items():
@@ -103,7 +96,6 @@ class Nominator:
                 pods = self.pods_for(pod, node)
                 if pods:
                     room[node] = pods
-        self._room = (key, room)
         return room
 
     def as_mapping(self) -> Mapping[str, list[Pod]]:

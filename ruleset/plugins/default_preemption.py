@@ -175,8 +175,8 @@ def importance_key(pod: Pod) -> tuple[int, float]:
 
 def earliest_start_of_most_important(victims: list[Pod]) -> float:
     """``GetEarliestPodStartTime``: the earliest start among the highest-priority victims."""
-    top = max([v.priority for v in victims])
-    return min([math.inf if v.start_time is None else v.start_time for v in victims if v.priority == top])
+    top = max(v.priority for v in victims)
+    return min(start_time(v) for v in victims if v.priority == top)
 
 
 def pick_one_node_for_preemption(candidates: list[Candidate]) -> tuple[Candidate | None, str]:

@@ -277,15 +277,11 @@ def _combine(n: int, checks: list[tuple[str, np.ndarray]]) -> FilterResult:
 def _with_unresolvable(fit: PreFilterState, sums: _Sums, at: Any) -> FilterResult:
     """Filter from 1.34: as :func:`_combine`, and a node whose allocatable is below a failing
     request (preemption cannot help) is UnschedulableAndUnresolvable."""
-    checks = [(TOO_MANY_PODS, sums.pod_count[at] + 1 > sums.allowed_pods[at])]
+    checks = list(_shortfalls(fit, sums, at))
     unresolvable = np.zeros(len(checks[0][1]), dtype=bool)
-    for reason, name, wanted in fit.checks:
-        allocatable = sums.allocatable(name)[at]
-        with np.errstate(over="ignore"):  # upstream's comparison, in int64 that wraps as Go's does
-            fails = wanted > allocatable - sums.requested(name)[at]
-        checks.append((reason, fails))
+    for (_, fails), (_, name, wanted) in zip(checks[1:], fit.checks, strict=True):
         if fails.any():
-            unresolvable |= fails & (wanted > allocatable)
+            unresolvable |= fails & (wanted > sums.allocatable(name)[at])
     result = _combine(len(unresolvable), checks)
     if not unresolvable.any():
         return result
