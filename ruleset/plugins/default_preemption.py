@@ -61,9 +61,9 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -142,11 +142,49 @@ class Candidate:
                 "pdbViolations": self.pdb_violations}
 
 
+class FoundCandidates(Sequence[Candidate]):
+    """The bulk dry run's candidates (:class:`~.default_preemption_bulk.Found`) as a list of
+    :class:`Candidate`, each made when read: a walk keeps hundreds, and a run without
+    ``--verbose`` reads only how many there are and the chosen one."""
+
+    def __init__(self, found: bulk.Found, names: list[str], pods: list[Pod]):
+        self._found, self._names, self._pods = found, names, pods
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+    @overload
+    def __getitem__(self, i: int) -> Candidate: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Candidate]: ...
+
+    def __getitem__(self, i: int | slice) -> Candidate | list[Candidate]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        found = self._found
+        if i < 0:
+            i += len(found)
+        if not 0 <= i < len(found):
+            raise IndexError(i)
+        index = int(found.nodes[i])
+        return Candidate(node=self._names[index], index=index, victims=found.victims(i, self._pods),
+                         pdb_violations=int(found.violations[i]), precomputed=found.ranking(i))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return list(self) == list(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 @dataclass
 class PreemptionReport:
     """Everything the preemption attempt found, for ``score``/``schedule`` reports."""
 
-    candidates: list[Candidate] = field(default_factory=list)
+    candidates: Sequence[Candidate] = field(default_factory=list)
     chosen: Candidate | None = None
     #: Why the chosen node won (the first criterion that left one node), or why nothing happened.
     why: str = ""
@@ -304,11 +342,17 @@ class DefaultPreemption(Plugin):
             report.why = "no node would fit the pod even with every lower-priority pod removed"
             message = preemption_fit_error(snapshot.num_nodes, unhelpful, failures or [])
             return PostFilterResult(status=self._unschedulable(message), details=report)
+        if isinstance(report.candidates, FoundCandidates):  # in node order already (see dry_run)
+            chosen, report.why = report.candidates._found.pick()
+            report.chosen = report.candidates[chosen]
+            return PostFilterResult(nominated_node=report.chosen.node, details=report)
+        candidates = list(report.candidates)
         if offset:  # candidates in node order whatever the offset: ties go to the first of them
             position = np.empty(snapshot.num_nodes, dtype=np.intp)
             position[potential] = np.arange(len(potential))
-            report.candidates.sort(key=lambda c: (c.pdb_violations > 0, position.item(c.index)))
-        report.chosen, report.why = pick_one_node_for_preemption(report.candidates)
+            candidates.sort(key=lambda c: (c.pdb_violations > 0, position.item(c.index)))
+        report.candidates = candidates
+        report.chosen, report.why = pick_one_node_for_preemption(candidates)
         assert report.chosen is not None
         return PostFilterResult(nominated_node=report.chosen.node, details=report)
 
@@ -342,7 +386,7 @@ class DefaultPreemption(Plugin):
             num_potential)
 
     def dry_run(self, state: CycleState, pod: Pod, snapshot: Snapshot, potential: np.ndarray,
-                offset: int = 0, failures: list[tuple[str, ...]] | None = None) -> list[Candidate]:
+                offset: int = 0, failures: list[tuple[str, ...]] | None = None) -> Sequence[Candidate]:
         """``dryRunPreemption``, walking from ``offset``: non-violating candidates first, then violating
         ones, each in the order found.
 
@@ -350,11 +394,18 @@ class DefaultPreemption(Plugin):
         fixed-size lists silently drop the rest). The reasons of each node that is no
         candidate are appended to ``failures`` (when given), for the 1.24 message. When every
         Filter plugin allows it, the dry run runs in bulk (:mod:`.default_preemption_bulk`),
-        with identical results.
+        with identical results, and returns :class:`FoundCandidates` already in node order within
+        each list (the order :meth:`ruleset_post_filter` puts them in).
         """
         pdbs = snapshot.workloads.pod_disruption_budgets
         allowed = budgets(snapshot)
         wanted = self.num_candidates(len(potential))
+        framework = self.handle.framework
+        assert framework is not None
+        steps = framework.what_if_steps(state, pod) if fast_paths() else None
+        if steps is not None:
+            return self._walk_in_bulk(framework, steps, state, pod, snapshot, potential, offset, pdbs,
+                                      allowed, failures, wanted)
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
 
@@ -364,38 +415,29 @@ class DefaultPreemption(Plugin):
                 group.append(candidate)
             return bool(non_violating) and len(non_violating) + len(violating) >= wanted
 
-        framework = self.handle.framework
-        assert framework is not None
         n = len(potential)
-        steps = framework.what_if_steps(state, pod) if fast_paths() else None
-        if steps is not None:
-            self._walk_in_bulk(framework, steps, state, pod, snapshot,
-                               np.concatenate((potential[offset:], potential[:offset])), pdbs, allowed,
-                               failures, found, wanted)
-        else:
-            for i in range(n):
-                index = int(potential[(offset + i) % n])
-                candidate = self.select_victims_on_node(state, pod, snapshot, index, pdbs, allowed, failures)
-                if candidate is not None and found(candidate):
-                    break
+        for i in range(n):
+            index = int(potential[(offset + i) % n])
+            candidate = self.select_victims_on_node(state, pod, snapshot, index, pdbs, allowed, failures)
+            if candidate is not None and found(candidate):
+                break
         return non_violating + violating
 
     def _walk_in_bulk(self, framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: Pod,
-                      snapshot: Snapshot, order: np.ndarray, pdbs: list, allowed: list[int],
-                      failures: list[tuple[str, ...]] | None, found: Callable[[Candidate], bool],
-                      wanted: int) -> None:
-        names = snapshot.node_names
-
-        def candidate(o: bulk.Outcome) -> bool:
-            return found(Candidate(node=names[o.index], index=o.index, victims=o.victims,
-                                   pdb_violations=o.pdb_violations, precomputed=o.ranking))
-
+                      snapshot: Snapshot, potential: np.ndarray, offset: int, pdbs: list, allowed: list[int],
+                      failures: list[tuple[str, ...]] | None, wanted: int) -> FoundCandidates:
         def fault(status: Status) -> None:
             raise _Fault(status)
 
-        bulk.walk(framework, steps, state, pod, snapshot, order, pdbs, allowed,
-                  NominatedRoom(snapshot, self.handle.nominator, pod), wanted, candidate, fault, failures,
-                  (NO_VICTIMS,))
+        found = bulk.walk(framework, steps, state, pod, snapshot,
+                          np.concatenate((potential[offset:], potential[:offset])), pdbs, allowed,
+                          NominatedRoom(snapshot, self.handle.nominator, pod), wanted, fault, failures,
+                          (NO_VICTIMS,))
+        # Non-violating first, then violating, each in node order (the walk's order when offset is 0).
+        position = np.empty(snapshot.num_nodes, dtype=np.intp)
+        position[potential] = np.arange(len(potential))
+        found = found.take(np.lexsort((position[found.nodes], found.violations > 0)))
+        return FoundCandidates(found, snapshot.node_names, snapshot.pod_table.pods)
 
     def select_victims_on_node(self, state: CycleState, pod: Pod, snapshot: Snapshot, index: int,
                                pdbs: list, allowed: list[int],

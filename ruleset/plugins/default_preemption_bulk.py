@@ -16,7 +16,12 @@ same questions have the same answers computed on columns instead:
    candidate's ``j``-th pod (PDB-violating ones first, then the rest, each group most important
    first) and keeps it where the resource plugins still pass, with the nominated pods and, on
    nodes that have some, without them (the reference path's two passes).
-4. The walk then takes the chunk's outcomes in order, with the reference walk's stopping rule.
+4. The walk then takes the chunk's candidates in order, with the reference walk's stopping rule
+   (:func:`_accepted`), all at once.
+
+Candidates stay columns (:class:`Found`: victims as pod-table rows) through the pick
+(:meth:`Found.pick`, ``pickOneNodeForPreemption`` on arrays); :class:`Candidate` objects are
+only made for the chosen one and for whoever reads the list.
 
 Nothing is changed on the snapshot. Identical results to the reference path are checked in
 the tests on upstream's preemption tables and on randomised clusters.
@@ -42,26 +47,102 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class Outcome:
-    """A candidate node of the walk: its victims once the reprieve has run."""
+class Found:
+    """Candidates of the walk as columns, one entry per candidate: its node, PDB violations,
+    ``pickOneNodeForPreemption``'s criteria after them, and its victims (rows of the pod table,
+    which never change meaning: a row is one pod for good) in the reprieve's order."""
 
-    index: int
-    #: A fault of a plugin during the reprieve (the reference path would raise it here).
-    status: Status | None = None
-    victims: list[Pod] = field(default_factory=list)
-    pdb_violations: int = 0
-    #: ``pickOneNodeForPreemption``'s criteria after the PDB violations (see ``Candidate.ranking``).
-    ranking: tuple[int, int, int, float] | None = None
+    nodes: np.ndarray
+    violations: np.ndarray
+    #: Its first victim's priority, the sum of its victims' priorities each offset by 2^31, their
+    #: number, and the earliest start among its highest-priority ones (see ``Candidate.ranking``).
+    first: np.ndarray
+    total: np.ndarray
+    count: np.ndarray
+    earliest: np.ndarray
+    #: Every candidate's victims one after the other; candidate ``c``'s end at ``ends[c]``.
+    victim_rows: np.ndarray
+    ends: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def take(self, which: np.ndarray) -> Found:
+        """The candidates ``which`` (indices, in that order)."""
+        count = self.count[which]
+        ends = np.cumsum(count)
+        # Each kept victim's place in victim_rows: its candidate's old start, plus its rank.
+        shift = np.repeat((self.ends - self.count)[which] - (ends - count), count)
+        rows = self.victim_rows[shift + np.arange(len(shift))]
+        return Found(self.nodes[which], self.violations[which], self.first[which], self.total[which], count,
+                     self.earliest[which], rows, ends)
+
+    @staticmethod
+    def joined(parts: list[Found]) -> Found:
+        if len(parts) == 1:
+            return parts[0]
+        count = np.concatenate([p.count for p in parts])
+        nodes, violations, first, total, earliest, rows = (
+            np.concatenate([getattr(p, name) for p in parts])
+            for name in ("nodes", "violations", "first", "total", "earliest", "victim_rows"))
+        return Found(nodes, violations, first, total, count, earliest, rows, np.cumsum(count))
+
+    @staticmethod
+    def empty() -> Found:
+        none = np.zeros(0, dtype=np.int64)
+        return Found(none, none, none, none, none, np.zeros(0), np.zeros(0, dtype=np.intp), none)
+
+    def victims(self, c: int, pods: list[Pod]) -> list[Pod]:
+        """Candidate ``c``'s victims (``pods``: the pod table's pods, by row)."""
+        end = int(self.ends[c])
+        return [pods[row] for row in self.victim_rows[end - int(self.count[c]): end].tolist()]
+
+    def ranking(self, c: int) -> tuple[int, int, int, float] | None:
+        if not self.count[c]:
+            return None
+        return (int(self.first[c]), int(self.total[c]), int(self.count[c]), float(self.earliest[c]))
+
+    def pick(self) -> tuple[int, str]:
+        """``pickOneNodeForPreemption`` over the candidates in order: exactly what
+        :func:`~ruleset.plugins.default_preemption.pick_one_node_for_preemption` picks from their
+        :class:`Candidate` objects, and the same reason; (-1, "") when there is none."""
+        n = len(self.nodes)
+        if not n:
+            return -1, ""
+        has = self.count > 0
+        # A candidate without victims ranks before every other on the criteria after the violations.
+        keys = (self.violations, np.where(has, self.first, -MAX_INT32 - 1), np.where(has, self.total, 0),
+                self.count)
+        remaining = np.arange(n)
+        for key, why in zip(keys, PICK_STEPS, strict=True):
+            values = key[remaining]
+            remaining = remaining[values == values.min()]
+            if len(remaining) == 1:
+                return int(remaining[0]), why if n > 1 else "the only candidate"
+        if not has[remaining[0]]:
+            return int(remaining[0]), "first of the tied candidates"
+        # All remaining have victims (same count); the first with the latest start wins.
+        return int(remaining[int(np.argmax(self.earliest[remaining]))]), \
+            "latest start time of its most important victims"
+
+
+#: ``pickOneNodeForPreemption``'s criteria, each with the reason it gives when it decides.
+PICK_STEPS = ("fewest PDB violations", "lowest highest-victim priority", "smallest sum of victim priorities",
+              "fewest victims")
 
 
 @dataclass
 class _Chunk:
     """What the walk learns of a chunk of nodes: per node (in walk order) whether it has
-    lower-priority pods, the failing ones' statuses and the candidates' outcomes."""
+    lower-priority pods, the failing ones' statuses, and its candidates: their positions in the
+    chunk (ascending), what they cost (:class:`Found`) and the faults met while reprieving them
+    (candidate -> status)."""
 
     has_lower: list[bool]
     failed: dict[int, Status]
-    candidates: dict[int, Outcome]
+    positions: np.ndarray | None = None
+    found: Found | None = None
+    faults: dict[int, Status] = field(default_factory=dict)
 
 
 class _Sums:
@@ -95,43 +176,72 @@ class _Sums:
 
 def walk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: Pod, snapshot: Snapshot,
          order: np.ndarray, pdbs: list, allowed: list[int], room: NominatedRoom, wanted: int,
-         found: Callable[[Outcome], bool], fault: Callable[[Status], None],
-         failures: list[tuple[str, ...]] | None, no_victims: tuple[str, ...]) -> None:
-    """Visit the nodes of ``order`` in chunks, as the reference walk does: each candidate goes to
-    ``found`` in order, which returns True to stop the walk (the reference's rule, which stops at
-    the ``wanted``-th candidate when there is no PDB: later candidates of a chunk are then not
-    worked out); a plugin's fault on a node the walk reaches goes to ``fault`` (which raises).
-    Every node visited that is no candidate adds its reasons to ``failures`` (when given; the
-    reference adds them in walk order, and only their counts are read): ``no_victims`` for a
-    node without lower-priority pods."""
+         fault: Callable[[Status], None], failures: list[tuple[str, ...]] | None,
+         no_victims: tuple[str, ...]) -> Found:
+    """Visit the nodes of ``order`` in chunks, as the reference walk does, and return the
+    candidates it keeps, in walk order: ``dryRunPreemption``'s rule (:func:`_accepted`) stops it
+    once at least one candidate violates no PDB and ``wanted`` were kept, and keeps at most
+    ``wanted`` of each kind (when there is no PDB, later candidates of a chunk are not worked
+    out). A plugin's fault on a node the walk reaches goes to ``fault`` (which raises). Every node
+    visited that is no candidate adds its reasons to ``failures`` (when given; the reference adds
+    them in walk order, and only their counts are read): ``no_victims`` for a node without
+    lower-priority pods."""
     n = len(order)
     # Filtering more nodes than needed costs little; the reprieve is limited to what the walk takes.
-    position, chunk, taken = 0, max(64, 2 * wanted), 0
+    position, chunk = 0, max(64, 2 * wanted)
+    kept: list[Found] = []
+    clean = violating = 0  # candidates kept so far, without and with PDB violations
     while position < n:
         part = order[position: position + chunk]
-        limit = None if pdbs else wanted - taken
+        limit = None if pdbs else wanted - clean
         seen = _chunk(framework, steps, state, pod, snapshot, part, pdbs, allowed, room, limit)
-        faults = [k for k, status in seen.failed.items() if status.fault]
         stop = None
-        for k in sorted([*seen.candidates, *faults]):
-            outcome = seen.candidates.get(k)
-            if outcome is None:
-                fault(seen.failed[k])
-                continue
-            if outcome.status is not None:
-                fault(outcome.status)
-            taken += 1
-            if found(outcome):
-                stop = k
-                break
+        if seen.found is not None:
+            assert seen.positions is not None
+            taken, end, clean, violating = _accepted(seen.found.violations > 0, clean, violating, wanted)
+            if end is not None:
+                stop = int(seen.positions[end])
+        faults = [k for k, status in seen.failed.items() if status.fault]
+        if seen.faults:
+            assert seen.positions is not None
+            faults += [int(seen.positions[c]) for c in seen.faults]
+        if faults and (stop is None or min(faults) <= stop):
+            k = min(faults)
+            failed = seen.failed.get(k)
+            if failed is None or not failed.fault:
+                assert seen.positions is not None
+                failed = seen.faults[int(np.searchsorted(seen.positions, k))]
+            fault(failed)
         if failures is not None:
             last = len(part) if stop is None else stop
             failures.extend(no_victims for k in range(last) if not seen.has_lower[k])
             failures.extend(status.reasons for k, status in seen.failed.items() if k < last)
+        if seen.found is not None and len(taken):
+            kept.append(seen.found if len(taken) == len(seen.found) else seen.found.take(taken))
         if stop is not None:
-            return
+            break
         position += len(part)
         chunk *= 2
+    return Found.joined(kept) if kept else Found.empty()
+
+
+def _accepted(violates: np.ndarray, clean: int, violating: int,
+              wanted: int) -> tuple[np.ndarray, int | None, int, int]:
+    """``dryRunPreemption``'s bookkeeping over candidates found in order (``violates``: whether
+    each violates a PDB), after ``clean`` and ``violating`` kept ones: each kind keeps at most
+    ``wanted``; the walk stops after the first candidate at which at least one clean candidate
+    and ``wanted`` in all are kept. Returns the indices kept, the one stopping the walk (or
+    None), and the two counts after it."""
+    clean_after = clean + np.cumsum(~violates)
+    violating_after = violating + np.cumsum(violates)
+    keeps = np.where(violates, violating_after, clean_after) <= wanted
+    clean_kept, violating_kept = np.minimum(clean_after, wanted), np.minimum(violating_after, wanted)
+    stops = np.flatnonzero((clean_kept >= 1) & (clean_kept + violating_kept >= wanted))
+    end = int(stops[0]) if len(stops) else None
+    last = len(violates) - 1 if end is None else end
+    if last < 0:
+        return np.zeros(0, dtype=np.intp), None, clean, violating
+    return (np.flatnonzero(keeps[: last + 1]), end, int(clean_kept[last]), int(violating_kept[last]))
 
 
 def _chunk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: Pod, snapshot: Snapshot,
@@ -147,7 +257,7 @@ def _chunk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod
     at = position[table.node[rows]]
     rows, at = rows[at >= 0], at[at >= 0]
     lower_count = np.bincount(at, minlength=len(part))
-    seen = _Chunk((lower_count > 0).tolist(), {}, {})
+    seen = _Chunk((lower_count > 0).tolist(), {})
     with_lower = np.flatnonzero(lower_count)
     if not len(with_lower):
         return seen
@@ -176,8 +286,9 @@ def _chunk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod
     candidates = np.flatnonzero(passing)[:limit]  # the walk stops at the limit-th (None: no limit)
     if len(candidates):
         on = _compact_of(at, with_lower)
-        _reprieve(framework, steps, state, pod, snapshot, nodes, candidates, rows, on, removed,
-                  with_nominated, nominated, pdbs, allowed, seen, positions)
+        seen.positions = with_lower[candidates]
+        seen.found, seen.faults = _reprieve(framework, steps, state, pod, snapshot, nodes, candidates, rows,
+                                            on, removed, with_nominated, nominated, pdbs, allowed)
     return seen
 
 
@@ -211,11 +322,13 @@ def _compact_of(at: np.ndarray, with_lower: np.ndarray) -> np.ndarray:
 
 def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: Pod, snapshot: Snapshot,
               nodes: np.ndarray, candidates: np.ndarray, rows: np.ndarray, row_node: np.ndarray,
-              removed: _Sums, with_nominated: _Sums, nominated: np.ndarray, pdbs: list, allowed: list[int],
-              seen: _Chunk, positions: list[int]) -> None:
+              removed: _Sums, with_nominated: _Sums, nominated: np.ndarray, pdbs: list,
+              allowed: list[int]) -> tuple[Found, dict[int, Status]]:
     """Put each candidate's pods back in the reference order (most important first, equal ones in
     node order; PDB-violating ones first when there are PDBs), keeping those that still fit.
-    ``rows``/``row_node``: the chunk's lower-priority pods, and which of ``nodes`` each is on."""
+    ``rows``/``row_node``: the chunk's lower-priority pods, and which of ``nodes`` each is on.
+    Returns the candidates (``candidates`` of ``nodes``, in order) and the faults met (candidate ->
+    status)."""
     table = snapshot.pod_table
     requests = table.requests()
     # The candidates' lower-priority pods, grouped by candidate in reprieve order.
@@ -267,23 +380,18 @@ def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, 
         removed.add(at[taken], {name: values[taken] for name, values in back.items()}, -1)
         with_nominated.add(at[taken], {name: values[taken] for name, values in back.items()}, -1)
         victim[active[taken], j] = True
-    pods = table.pods
     in_pdb = np.arange(longest) < violates[:, None]
-    violations = (victim & in_pdb).sum(axis=1).tolist()
-    rankings = _rankings(table, matrix, victim)
-    every = [pods[row] for row in matrix[victim].tolist()]  # row by row: each candidate's in order
-    ends = np.cumsum(victim.sum(axis=1)).tolist()
-    start = 0
-    for c, r in enumerate(candidates.tolist()):
-        victims = every[start: ends[c]]
-        start = ends[c]
-        seen.candidates[positions[r]] = Outcome(int(nodes[r]), faults.get(c), victims, violations[c],
-                                                rankings[c] if victims else None)
+    violations = (victim & in_pdb).sum(axis=1)
+    first, total, count, earliest = _rankings(table, matrix, victim)
+    return Found(nodes[candidates], violations, first, total, count, earliest, matrix[victim],
+                 np.cumsum(count)), faults
 
 
-def _rankings(table: Any, matrix: np.ndarray, victim: np.ndarray) -> list[tuple[int, int, int, float]]:
-    """Per candidate with victims: its first victim's priority, the sum of its victims' priorities
-    each offset by 2^31, their number, and the earliest start among its highest-priority ones."""
+def _rankings(table: Any, matrix: np.ndarray,
+              victim: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per candidate: its first victim's priority, the sum of its victims' priorities each offset
+    by 2^31, their number, and the earliest start among its highest-priority ones (meaningless
+    for a candidate without victims)."""
     priority = np.where(victim, table.priority[matrix], 0)
     start = table.start[matrix]
     first = priority[np.arange(len(matrix)), victim.argmax(axis=1)]
@@ -291,4 +399,4 @@ def _rankings(table: Any, matrix: np.ndarray, victim: np.ndarray) -> list[tuple[
     count = victim.sum(axis=1)
     top = np.where(victim, priority, np.iinfo(np.int64).min).max(axis=1)
     earliest = np.where(victim & (priority == top[:, None]), start, np.inf).min(axis=1)
-    return list(zip(first.tolist(), total.tolist(), count.tolist(), earliest.tolist(), strict=True))
+    return first, total, count, earliest

@@ -129,9 +129,9 @@ def test_the_random_clusters_preempt_and_nominate(tmp_path: Path) -> None:
     calls = []
     original = default_preemption_bulk.walk
 
-    def counting(*args: Any, **kwargs: Any) -> None:
+    def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
-        original(*args, **kwargs)
+        return original(*args, **kwargs)
 
     preemptions = victims = violating = 0
     with pytest.MonkeyPatch.context() as patch:
