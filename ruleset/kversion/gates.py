@@ -45,6 +45,8 @@ _GATES = (
                 summary="NodeResourcesBalancedAllocation counts attachable volumes"),
     FeatureGate("DefaultPodTopologySpread", ((19, False, "alpha"), (20, True, "beta"), (24, True, "GA")),
                 removed=26, summary="PodTopologySpread's system default constraints replace SelectorSpread"),
+    FeatureGate("PreferNominatedNode", ((21, False, "alpha"), (22, True, "beta"), (24, True, "GA")),
+                removed=26, summary="a pod nominated by a preemption tries its nominated node first"),
     FeatureGate("PodOverhead", ((16, False, "alpha"), (18, True, "beta"), (24, True, "GA")), removed=26,
                 summary="pod overhead counts in requests"),
     FeatureGate("PodAffinityNamespaceSelector",

@@ -12,6 +12,10 @@ Where upstream is nondeterministic this module picks a rule and keeps to it:
   cycles, stopping once ``numFeasibleNodesToFind`` nodes fit. Here nodes are visited in the
   same circular order from the same rotating index and the first ``numFeasibleNodesToFind``
   feasible ones are kept, exactly as a sequential run would.
+* From 1.22 (``PreferNominatedNode``, alpha in 1.21) a pod with a nominated node tries that
+  node alone first and, if it passes, takes it without scoring. As upstream's
+  ``findNodesThatPassFilters`` over that one node, this leaves the rotating start index at 0,
+  and a nominated node that failed stays among the statuses the next scan counts as processed.
 * ``selectHost`` keeps one of the top-scoring nodes by reservoir sampling, i.e. uniformly at
   random. Here the choice is ``ties[rng.randrange(len(ties))]`` over the tied nodes in
   evaluation order, with ``rng = random.Random(seed)`` (``--seed``, default 0): the same
@@ -35,8 +39,15 @@ from ruleset.framework.dependence import NominatedRoom, fast_paths
 from ruleset.framework.results import FitErrorText, NodeStatuses, PostFilterResult
 from ruleset.framework.runtime import Framework, ScoreTable, WhatIfStep
 from ruleset.framework.status import SUCCESS, Code, Status
+from ruleset.kversion import switch
 from ruleset.snapshot import NodeSet, Snapshot
 
+PREFER_NOMINATED_NODE = switch(
+    "Scheduler.prefer-nominated-node", "1.21",
+    "a pod with a nominated node (set by an earlier preemption) is filtered on that node alone first and, "
+    "when it passes, scheduled there without scoring; the evaluation resets the rotating start index to 0",
+    "pkg/scheduler/core/generic_scheduler.go, later pkg/scheduler/schedule_one.go (findNodesThatFitPod, "
+    "evaluateNominatedNode, findNodesThatPassFilters), KEP-1923", gate="PreferNominatedNode")
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
@@ -94,6 +105,7 @@ class Scheduler:
         self.next_start_node_index = 0
         self.percentage = framework.profile.percentage_of_nodes_to_score
         self.fit_error = FitErrorText.of(framework.profile.target)
+        self.prefer_nominated = framework.profile.target.has(PREFER_NOMINATED_NODE)
 
     # ------------------------------------------------------------- filtering
     def find_nodes_that_fit(self, state: CycleState, pod: Pod, statuses: NodeStatuses,
@@ -105,6 +117,13 @@ class Scheduler:
         """
         snapshot = self.snapshot
         n = snapshot.num_nodes
+        failed_nominated = None
+        if self.prefer_nominated and pod.nominated_node_name:
+            nominated = snapshot.node_index.get(pod.nominated_node_name)
+            if nominated is not None:  # upstream logs a missing node and goes on
+                feasible, failed_nominated = self._evaluate_nominated_node(state, pod, statuses, nominated)
+                if feasible is not None:
+                    return feasible, SUCCESS
         want = num_feasible_nodes_to_find(n, self.percentage)
         # The node-tree order rotated to start at next_start_node_index.
         start = self.next_start_node_index
@@ -122,6 +141,7 @@ class Scheduler:
             processed = n
             if len(passing) > want:
                 processed = int(np.flatnonzero(order == feasible[-1])[0]) + 1
+                processed += _still_counted(order[processed:], failed_nominated)
             self.next_start_node_index = (self.next_start_node_index + processed) % n
             return feasible, SUCCESS
         feasible_parts: list[np.ndarray] = []
@@ -141,6 +161,9 @@ class Scheduler:
                 last = int(np.flatnonzero(part == cut[-1])[0])
                 processed = position + last + 1
                 tail = part[last + 1:]
+                if failed_nominated is not None:
+                    processed += _still_counted(order[processed:], failed_nominated)
+                    tail = tail[tail != failed_nominated]  # its status stays, as in upstream's map
                 statuses.evaluated[tail] = False
                 statuses.codes[tail] = Code.SUCCESS
                 break
@@ -151,6 +174,30 @@ class Scheduler:
         self.next_start_node_index = (self.next_start_node_index + processed) % n
         feasible = np.concatenate(feasible_parts) if feasible_parts else order[:0]
         return feasible, SUCCESS
+
+    def _evaluate_nominated_node(self, state: CycleState, pod: Pod, statuses: NodeStatuses,
+                                 index: int) -> tuple[np.ndarray | None, int | None]:
+        """``evaluateNominatedNode``: the filters (nominated pods included) on the pod's nominated
+        node alone. Returns the node as the feasible list when it passes (else None), and the node
+        when it failed (its status recorded, as upstream's diagnosis keeps it), else None.
+
+        Upstream's ``findNodesThatPassFilters`` over this one node sets the rotating start index
+        to ``(index + processed) % 1``, i.e. 0, whatever the outcome; an Error there is only logged
+        (the full scan that follows meets it again).
+        """
+        self.next_start_node_index = 0
+        one = np.array([index], dtype=np.intp)
+        if not self.framework.has("ruleset_filter"):
+            statuses.evaluated[one] = True
+            return one, None
+        passing, status = self._filter(state, pod, one, statuses)
+        if not status.is_success:
+            statuses.evaluated[index] = False
+            statuses.codes[index] = Code.SUCCESS
+            return None, None
+        if len(passing):
+            return passing, None
+        return None, index
 
     def _filter(self, state: CycleState, pod: Pod, part: np.ndarray,
                 statuses: NodeStatuses) -> tuple[np.ndarray, Status]:
@@ -332,3 +379,10 @@ def _aborted(result: ScheduleResult, status: Status) -> ScheduleResult:
     result.status = status
     result.message = status.message()
     return result
+
+
+def _still_counted(unvisited: np.ndarray, failed_nominated: int | None) -> int:
+    """1 when the nominated node failed its own evaluation and the scan stopped before reaching
+    it: upstream counts processed nodes as feasible ones plus the statuses recorded, and its
+    status is still among them."""
+    return int(failed_nominated is not None and bool(np.any(unvisited == failed_nominated)))

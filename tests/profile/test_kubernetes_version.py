@@ -51,7 +51,7 @@ def test_without_a_version_a_profile_is_1_20():
                  "(Kubernetes 1.25 knows CSIMigration, CSIMigrationAWS, CSIMigrationAzureDisk, CSIMigrationGCE, "
                  "CSIMigrationOpenStack, CSIStorageCapacity, DefaultPodTopologySpread, "
                  "MatchLabelKeysInPodTopologySpread, MinDomainsInPodTopologySpread, "
-                 "NodeInclusionPolicyInPodTopologySpread, PodAffinityNamespaceSelector, PodOverhead, "
+                 "NodeInclusionPolicyInPodTopologySpread, PodAffinityNamespaceSelector, PodOverhead, PreferNominatedNode, "
                  "ReadWriteOncePod, VolumeCapacityPriority)", id="unknown-gate"),
     # GA gates are locked to their default (component-base featuregate's SetFromMap).
     pytest.param('kubernetesVersion = "1.34"\nfeatureGates = { SidecarContainers = false }\n',
