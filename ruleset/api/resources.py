@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ruleset.kversion import Target, switch
 from ruleset.quantity import milli_value_of, value_of, wrap_int64
@@ -223,6 +223,24 @@ def pod_requests(pod: Pod, *, sidecars: bool, pod_level: bool,
     return total
 
 
+#: What pods of one shape ask for, per accounting (pods of one template all ask the same, and
+#: working it out in exact quantities costs more than the rest of a pod's scheduling cycle).
+_BY_SHAPE: dict[tuple[Accounting, str, tuple], Any] = {}
+#: Past this many distinct shapes, new ones are worked out each time (memory stays bounded).
+_SHAPES = 65536
+
+
+def _shape(pod: Pod) -> tuple:
+    """Everything :meth:`Accounting.requests` and :meth:`Accounting.non_zero_requests` read of a
+    pod: its containers' and init containers' requests (and restart policies), its overhead
+    and its pod-level requests."""
+    return (tuple([tuple(c.requests.items()) for c in pod.containers]),
+            tuple([(tuple(c.requests.items()), c.restart_policy) for c in pod.init_containers])
+            if pod.init_containers else (),
+            tuple(pod.overhead.items()) if pod.overhead else (),
+            tuple(pod.pod_requests.items()) if pod.pod_requests else ())
+
+
 def _resource_of(requests: Mapping[str, Fraction]) -> dict[str, int]:
     """``Resource.Add`` of one list into an empty Resource: each tracked quantity rounded once."""
     out: dict[str, int] = {}
@@ -252,12 +270,30 @@ class Accounting:
     def requests(self, pod: Pod) -> dict[str, int]:
         """``Requested`` of the pod (NodeResourcesFit's ``computePodResourceRequest``, the
         node's ``calculateResource``), CPU in millicores."""
+        key = (self, "requests", _shape(pod))
+        known = _BY_SHAPE.get(key)
+        if known is None:
+            known = self._requests(pod)
+            if len(_BY_SHAPE) < _SHAPES:
+                _BY_SHAPE[key] = known
+        return dict(known)  # each pod its own dict: the cached one is never handed out
+
+    def _requests(self, pod: Pod) -> dict[str, int]:
         if not self.helper:
             return _v120_requests(pod)
         return _resource_of(pod_requests(pod, sidecars=self.sidecars, pod_level=self.pod_level))
 
     def non_zero_requests(self, pod: Pod) -> tuple[int, int]:
         """``(Non0CPU, Non0Mem)`` the node's ``NonZeroRequested`` counts."""
+        key = (self, "non-zero", _shape(pod))
+        known = _BY_SHAPE.get(key)
+        if known is None:
+            known = self._non_zero_requests(pod)
+            if len(_BY_SHAPE) < _SHAPES:
+                _BY_SHAPE[key] = known
+        return known
+
+    def _non_zero_requests(self, pod: Pod) -> tuple[int, int]:
         if not self.helper:
             return _v120_non_zero(pod)
         requests = pod_requests(pod, sidecars=self.sidecars, pod_level=self.pod_level)
