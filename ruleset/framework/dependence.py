@@ -30,6 +30,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ruleset.api.pod import Pod
+from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.nominator import Nominator
 from ruleset.framework.plugin import OTHER_PODS_ANY, OTHER_PODS_AS_RESOURCES, OTHER_PODS_IGNORED
 from ruleset.quantity import wrap_int64
@@ -42,6 +43,8 @@ __all__ = ["OTHER_PODS_ANY", "OTHER_PODS_AS_RESOURCES", "OTHER_PODS_IGNORED", "N
 #: cross-check a result: ``RULESET_REFERENCE_PATH=1 ruleset schedule ...``.
 REFERENCE_ENV = "RULESET_REFERENCE_PATH"
 _reference = [os.environ.get(REFERENCE_ENV, "") not in ("", "0")]
+#: Where a cycle keeps its pod's :class:`NominatedRoom` (:meth:`NominatedRoom.of`).
+_ROOM = "ruleset.framework.nominated-room"
 
 
 def fast_paths() -> bool:
@@ -118,6 +121,18 @@ class NominatedRoom:
     nodes where some nominated pod does not count for this pod (lower priority, or the pod
     itself) are summed again for it.
     """
+
+    @classmethod
+    def of(cls, state: CycleState, snapshot: Snapshot, nominator: Nominator, pod: Pod) -> NominatedRoom:
+        """The room for ``pod``, made once per scheduling cycle (``state``) and state of the
+        nominations: a cycle asks for it per chunk of nodes it filters, and again if it preempts."""
+        cached = state.get(_ROOM)
+        if cached is not None and cached[0] == nominator.version and cached[1] is pod:
+            room: NominatedRoom = cached[2]
+            return room
+        room = cls(snapshot, nominator, pod)
+        state.write(_ROOM, (nominator.version, pod, room))
+        return room
 
     def __init__(self, snapshot: Snapshot, nominator: Nominator, pod: Pod):
         base = _nominated_sums(snapshot, nominator)

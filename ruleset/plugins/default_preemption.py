@@ -431,8 +431,8 @@ class DefaultPreemption(Plugin):
 
         found = bulk.walk(framework, steps, state, pod, snapshot,
                           np.concatenate((potential[offset:], potential[:offset])), pdbs, allowed,
-                          NominatedRoom(snapshot, self.handle.nominator, pod), wanted, fault, failures,
-                          (NO_VICTIMS,))
+                          NominatedRoom.of(state, snapshot, self.handle.nominator, pod), wanted, fault,
+                          failures, (NO_VICTIMS,))
         # Non-violating first, then violating, each in node order (the walk's order when offset is 0).
         position = np.empty(snapshot.num_nodes, dtype=np.intp)
         position[potential] = np.arange(len(potential))

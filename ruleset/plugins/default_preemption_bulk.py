@@ -221,7 +221,9 @@ def walk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: 
         if stop is not None:
             break
         position += len(part)
-        chunk *= 2
+        # As the cycle's filtering chunks (Scheduler._next_chunk): more when few were candidates.
+        found = clean + violating
+        chunk = 1 << 62 if not found else max(2 * chunk, -(-(wanted - found) * position // found))
     return Found.joined(kept) if kept else Found.empty()
 
 

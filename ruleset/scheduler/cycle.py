@@ -170,7 +170,7 @@ class Scheduler:
             feasible_parts.append(passing)
             found += len(passing)
             position += len(part)
-            chunk *= 2
+            chunk = _next_chunk(chunk, position, found, want)
         self.next_start_node_index = (self.next_start_node_index + processed) % n
         feasible = np.concatenate(feasible_parts) if feasible_parts else order[:0]
         return feasible, SUCCESS
@@ -242,7 +242,7 @@ class Scheduler:
         once, on columns (:meth:`Framework.what_if_steps` allows it): the same statuses. A node
         passing it keeps the batch's status (the pass without them)."""
         snapshot = self.snapshot
-        room = NominatedRoom(snapshot, self.framework.handle.nominator, pod)
+        room = NominatedRoom.of(state, snapshot, self.framework.handle.nominator, pod)
         holding = part[room.mask[part]]
         if not len(holding):
             return passing, SUCCESS
@@ -386,3 +386,13 @@ def _still_counted(unvisited: np.ndarray, failed_nominated: int | None) -> int:
     it: upstream counts processed nodes as feasible ones plus the statuses recorded, and its
     status is still among them."""
     return int(failed_nominated is not None and bool(np.any(unvisited == failed_nominated)))
+
+
+def _next_chunk(chunk: int, position: int, found: int, want: int) -> int:
+    """How many nodes to filter next: double the last chunk, or more when the nodes seen so far
+    say more are needed to find the rest (all the others when none fitted yet). Filtering a
+    few nodes past the cut-off only costs time (the cut is made where a sequential scan stops);
+    each extra chunk costs every Filter plugin's fixed overhead once more."""
+    if not found:
+        return 1 << 62
+    return max(2 * chunk, -(-(want - found) * position // found))

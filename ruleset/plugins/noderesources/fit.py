@@ -213,7 +213,8 @@ class NodeResourcesFit(Plugin):
             # One node, as in every pass of a preemption dry run: the same comparisons on
             # numpy scalars cost a fraction of numpy's per-call overhead on arrays.
             at = nodes.indices.item(0)
-            failing = [reason for reason, short in _shortfalls(fit, nodes.snapshot, at) if short]
+            with np.errstate(over="ignore"):  # numpy scalars warn where arrays wrap silently
+                failing = [reason for reason, short in _shortfalls(fit, nodes.snapshot, at) if short]
             return FilterResult.reject(_ONE, Code.UNSCHEDULABLE, *failing) if failing else None
         return _combine(len(nodes), list(_shortfalls(fit, nodes.snapshot, nodes.indices)))
 
@@ -251,14 +252,16 @@ def _shortfalls(fit: PreFilterState, sums: _Sums, at: Any) -> Iterator[tuple[str
     do (``at`` an array of node indices, or every row of aligned columns), in upstream's order."""
     yield TOO_MANY_PODS, sums.pod_count[at] + 1 > sums.allowed_pods[at]
     for reason, name, wanted in fit.checks:
-        with np.errstate(over="ignore"):  # upstream's comparison, in int64 that wraps as Go's does
-            fails = wanted > sums.allocatable(name)[at] - sums.requested(name)[at]
-        yield reason, fails
+        # Upstream's comparison, in int64 that wraps as Go's does (silently on arrays; a caller
+        # passing a node index wraps the call in np.errstate).
+        yield reason, wanted > sums.allocatable(name)[at] - sums.requested(name)[at]
 
 
-def _combine(n: int, checks: list[tuple[str, np.ndarray]]) -> FilterResult:
-    """Turn per-reason failure masks into one FilterResult listing every failing reason per node."""
-    checks = [(reason, mask) for reason, mask in checks if np.count_nonzero(mask)]
+def _combine(n: int, checks: list[tuple[str, np.ndarray]], failing: bool = False) -> FilterResult:
+    """Turn per-reason failure masks into one FilterResult listing every failing reason per node
+    (``failing``: ``checks`` holds only masks failing some node already)."""
+    if not failing:
+        checks = [(reason, mask) for reason, mask in checks if mask.any()]
     if not checks:
         return FilterResult.passing(n)
     if len(checks) == 1:
@@ -278,12 +281,17 @@ def _with_unresolvable(fit: PreFilterState, sums: _Sums, at: Any) -> FilterResul
     """Filter from 1.34: as :func:`_combine`, and a node whose allocatable is below a failing
     request (preemption cannot help) is UnschedulableAndUnresolvable."""
     checks = list(_shortfalls(fit, sums, at))
-    unresolvable = np.zeros(len(checks[0][1]), dtype=bool)
+    n = len(checks[0][1])
+    failing = [check for check in checks if check[1].any()]
+    if not failing:
+        return FilterResult.passing(n)
+    unresolvable = None
     for (_, fails), (_, name, wanted) in zip(checks[1:], fit.checks, strict=True):
         if fails.any():
-            unresolvable |= fails & (wanted > sums.allocatable(name)[at])
-    result = _combine(len(unresolvable), checks)
-    if not unresolvable.any():
+            beyond = fails & (wanted > sums.allocatable(name)[at])
+            unresolvable = beyond if unresolvable is None else unresolvable | beyond
+    result = _combine(n, failing, failing=True)
+    if unresolvable is None or not unresolvable.any():
         return result
     codes = np.where(unresolvable, np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), result.codes).astype(np.int8)
     return FilterResult(codes, result.reasons, result.reason_index)
