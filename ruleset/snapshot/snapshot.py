@@ -131,6 +131,9 @@ class Snapshot:
         self.evaluation_order = node_tree_order(self.zone_codes)
         #: Incremented on every change; lets plugins cache derived data safely.
         self.generation = 0
+        #: Per node, the :attr:`generation` its pods, sums or ports last changed at: what was
+        #: worked out per node at generation ``g`` still holds where ``changed_at <= g``.
+        self.changed_at = np.zeros(n, dtype=np.int64)
         #: What plugins and helpers derive from this snapshot (indexes, trackers), under a key
         #: of their choosing (their module's name); each decides when its entry is stale.
         #: :meth:`derive` builds an entry on first use.
@@ -261,6 +264,9 @@ class Snapshot:
             self.non_zero_memory += _int64_column(non_zero_memory)
             self.pod_count += _int64_column(pod_count)
             self.volume_count += _int64_column(volume_count)
+        # Each node stamped with the generation of its last pod, as one add_pod per pod would.
+        np.maximum.at(self.changed_at, np.asarray(nodes, dtype=np.intp),
+                      np.arange(self.generation + 1, self.generation + len(pods) + 1))
         self.generation += len(pods)
 
     def remove_pod(self, pod: Pod) -> int:
@@ -301,6 +307,8 @@ class Snapshot:
             self.pod_table.renumber(pods)
         if journal.node_before:
             self.generation += 1  # never the value of a state seen inside the block
+            # A node whose pods came back where they were is not accounted again above.
+            self.changed_at[list(journal.pods_before)] = self.generation
 
     def _account(self, pod: Pod, index: int, sign: int) -> None:
         # Sums wrap in int64, as Go's do: in Python integers, wrapped once per cell (the same
@@ -319,6 +327,7 @@ class Snapshot:
             self.volume_count[index] = wrap_int64(self.volume_count.item(index) + sign * len(pod.volumes))
         self._account_ports(pod, index, sign)
         self.generation += 1
+        self.changed_at[index] = self.generation
 
     def _account_unchecked(self, pod: Pod, index: int, sign: int) -> None:
         """:meth:`_account` (kept for callers of the name: it never needed an errstate block)."""

@@ -111,6 +111,11 @@ class _Snapshot:
     def requested(self, name: str) -> np.ndarray:
         return self._requested.get(name, np.zeros(4, dtype=np.int64))
 
+    num_nodes = 4
+
+    def derive(self, key: str, build: Any) -> Any:
+        return build(self)
+
 
 @pytest.mark.parametrize(("memory", "expected_memory"), [
     ([8, 8, 8, 8], [13, 15, 17, 19]), ([8, 0, 8, 0], [13, 0, 17, 0])], ids=["every-node", "some-without"])

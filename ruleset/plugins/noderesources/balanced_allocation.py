@@ -81,6 +81,7 @@ class NodeResourcesBalancedAllocation(Plugin):
         if problems:
             raise ValueError(problems[0].message)
         self._reader = None
+        self._by_shape = scoring.ScoresByShape()
         if target.has(STD_DEV):
             names = [spec.name for spec in self.args.resources or DEFAULT_RESOURCE_SPECS]
             self._reader = scoring.ResourceReader.at(target, names, use_requested=target.has(ACTUAL_REQUESTS))
@@ -119,7 +120,9 @@ class NodeResourcesBalancedAllocation(Plugin):
             requests = self._reader.pod_requests(pod)
             if self._skip_best_effort and not any(requests):
                 return np.zeros(len(nodes), dtype=np.int64)
-            return scoring.balanced_std_dev(self._reader.read(requests, nodes))
+            reader = self._reader
+            return self._by_shape.scores(tuple(requests), nodes,
+                                         lambda some: scoring.balanced_std_dev(reader.read(requests, some)))
         cpu_req, cpu_alloc = requested_and_allocatable(pod, nodes, "cpu")
         mem_req, mem_alloc = requested_and_allocatable(pod, nodes, "memory")
         cpu = fraction_of_capacity(cpu_req, cpu_alloc)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar, Protocol
 
 import numpy as np
@@ -110,6 +111,7 @@ class NodeResourcesFit(Plugin):
         self._unresolvable = target.has(UNRESOLVABLE)
         self._refuse_sidecars = target.has(SIDECARS_GATED) and not target.gate("SidecarContainers")
         self._strategy = (strategy or DEFAULT_STRATEGY) if target.has(SCORE) else None
+        self._by_shape = scoring.ScoresByShape()
         if self._strategy is not None:
             names = [spec.name for spec in self._strategy.resources]
             self._reader = scoring.ResourceReader.at(target, names)
@@ -147,7 +149,12 @@ class NodeResourcesFit(Plugin):
         """``Fit.Score`` (1.22 on) by the scoring strategy; no NormalizeScore."""
         if self._strategy is None:  # before 1.22 the framework never calls it (points_since)
             return np.zeros(len(nodes), dtype=np.int64)
-        columns = self._reader.read(self._reader.pod_requests(pod), nodes)
+        requests = self._reader.pod_requests(pod)
+        return self._by_shape.scores(tuple(requests), nodes, partial(self._score, requests))
+
+    def _score(self, requests: list[int], nodes: NodeSet) -> np.ndarray:
+        assert self._strategy is not None
+        columns = self._reader.read(requests, nodes)
         if self._strategy.type == LEAST_ALLOCATED:
             return scoring.least_allocated(columns, self._weights)
         if self._strategy.type == MOST_ALLOCATED:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
-from ruleset import MAX_NODE_SCORE, NodeSet, Target, switch
+from ruleset import MAX_NODE_SCORE, NodeSet, Snapshot, Target, switch
 from ruleset.api import resources as res
 from ruleset.api.pod import Pod
 from ruleset.plugins.helper.normalize import go_div
@@ -127,10 +128,62 @@ class ResourceReader:
                 continue
             allocatable = snapshot.allocatable(name)[idx]
             requested = node[idx] + pod_request
-            if np.count_nonzero(allocatable) != len(allocatable):  # else nothing to zero
+            # Nodes never change during a run: whether every one reports the resource is read once.
+            if not snapshot.derive(_REPORTED_BY_ALL + name, partial(_reported_by_all, name)) \
+                    and np.count_nonzero(allocatable) != len(allocatable):  # else nothing to zero
                 requested = np.where(allocatable == 0, 0, requested)
             out.append((requested, allocatable))
         return out
+
+
+class ScoresByShape:
+    """A resource scorer's scores of every node, per pod shape (what the pod requests, as the
+    scorer reads it), kept up to date node by node from :attr:`Snapshot.changed_at`: a node's
+    score depends only on the pod's requests and that node's sums and allocatable, and between
+    two pods of one template only the nodes where pods landed change.
+
+    A shape is kept from its second pod on (a one-off pod would pay for every node), at most
+    :attr:`LIMIT` shapes at a time (the oldest goes first).
+    """
+
+    LIMIT = 32
+
+    def __init__(self) -> None:
+        #: shape -> (snapshot, generation it is current at, every node's score in node order).
+        self._kept: dict[tuple[int, ...], tuple[Snapshot, int, np.ndarray]] = {}
+        self._seen: set[tuple[int, ...]] = set()
+
+    def scores(self, shape: tuple[int, ...], nodes: NodeSet,
+               compute: Callable[[NodeSet], np.ndarray]) -> np.ndarray:
+        """``compute(nodes)``, answered from the kept scores where they are current."""
+        snapshot = nodes.snapshot
+        kept = self._kept.get(shape)
+        if kept is None or kept[0] is not snapshot:
+            if shape not in self._seen:
+                if len(self._seen) >= 64 * self.LIMIT:
+                    self._seen.clear()
+                self._seen.add(shape)
+                return compute(nodes)
+            if len(self._kept) >= self.LIMIT:
+                del self._kept[next(iter(self._kept))]
+            every = compute(NodeSet(snapshot, np.arange(snapshot.num_nodes)))
+            self._kept[shape] = kept = (snapshot, snapshot.generation, every)
+        _, generation, every = kept
+        if snapshot.generation != generation:
+            changed = np.flatnonzero(snapshot.changed_at > generation)
+            if len(changed):
+                every = every.copy()  # handed out before: never written in place
+                every[changed] = compute(NodeSet(snapshot, changed))
+            self._kept[shape] = (snapshot, snapshot.generation, every)
+        return every[nodes.indices]
+
+
+_REPORTED_BY_ALL = "noderesources.scoring.reported-by-all:"
+
+
+def _reported_by_all(name: str, snapshot: Snapshot) -> bool:
+    """Whether every node's allocatable ``name`` is non-zero."""
+    return bool(np.count_nonzero(snapshot.allocatable(name)) == snapshot.num_nodes)
 
 
 def go_round(values: np.ndarray) -> np.ndarray:
@@ -202,7 +255,9 @@ def _most(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
 
 def _least_no_zero(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
     """:func:`_least` where no capacity is 0: the same quotient wherever it is kept."""
-    return np.where(requested > capacity, 0, (capacity - requested) * MAX_NODE_SCORE // capacity)
+    over = requested > capacity
+    score = (capacity - requested) * MAX_NODE_SCORE // capacity
+    return np.where(over, 0, score) if over.any() else score
 
 
 def _most_no_zero(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
