@@ -8,6 +8,7 @@ incrementally as it places pods (``add_pod``) and as preemption evicts them
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
@@ -33,6 +34,10 @@ from ruleset.snapshot.pod_table import PodTable
 from ruleset.snapshot.storage import VolumeStore
 
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
+#: How many node stamps :meth:`Snapshot.changed_since` keeps (older questions compare every node).
+_LOG = 4096
+_NO_NODES = np.zeros(0, dtype=np.intp)
+_NO_NODES.flags.writeable = False
 
 T = TypeVar("T")
 
@@ -134,6 +139,11 @@ class Snapshot:
         #: Per node, the :attr:`generation` its pods, sums or ports last changed at: what was
         #: worked out per node at generation ``g`` still holds where ``changed_at <= g``.
         self.changed_at = np.zeros(n, dtype=np.int64)
+        # The latest stamps, oldest first (generation, node), complete after _log_from: which nodes
+        # changed since a recent generation, without comparing every node's stamp.
+        self._log_generations: list[int] = []
+        self._log_nodes: list[int] = []
+        self._log_from = 0
         #: What plugins and helpers derive from this snapshot (indexes, trackers), under a key
         #: of their choosing (their module's name); each decides when its entry is stale.
         #: :meth:`derive` builds an entry on first use.
@@ -268,6 +278,9 @@ class Snapshot:
         np.maximum.at(self.changed_at, np.asarray(nodes, dtype=np.intp),
                       np.arange(self.generation + 1, self.generation + len(pods) + 1))
         self.generation += len(pods)
+        self._log_generations.clear()
+        self._log_nodes.clear()
+        self._log_from = self.generation
 
     def remove_pod(self, pod: Pod) -> int:
         """Take ``pod`` off its node; returns the node index it was on."""
@@ -308,7 +321,8 @@ class Snapshot:
         if journal.node_before:
             self.generation += 1  # never the value of a state seen inside the block
             # A node whose pods came back where they were is not accounted again above.
-            self.changed_at[list(journal.pods_before)] = self.generation
+            for index in journal.pods_before:
+                self._stamp(index)
 
     def _account(self, pod: Pod, index: int, sign: int) -> None:
         # Sums wrap in int64, as Go's do: in Python integers, wrapped once per cell (the same
@@ -327,7 +341,27 @@ class Snapshot:
             self.volume_count[index] = wrap_int64(self.volume_count.item(index) + sign * len(pod.volumes))
         self._account_ports(pod, index, sign)
         self.generation += 1
-        self.changed_at[index] = self.generation
+        self._stamp(index)
+
+    def _stamp(self, index: int) -> None:
+        """Node ``index`` changed at the current generation."""
+        generation = self.generation
+        self.changed_at[index] = generation
+        self._log_generations.append(generation)
+        self._log_nodes.append(index)
+        if len(self._log_nodes) > _LOG:
+            half = _LOG // 2
+            self._log_from = self._log_generations[half - 1]
+            del self._log_generations[:half], self._log_nodes[:half]
+
+    def changed_since(self, generation: int) -> np.ndarray:
+        """The nodes (ascending) whose pods, sums or ports changed after ``generation``."""
+        if generation >= self.generation:
+            return _NO_NODES
+        if generation >= self._log_from:
+            start = bisect.bisect_right(self._log_generations, generation)
+            return np.array(sorted(set(self._log_nodes[start:])), dtype=np.intp)
+        return np.flatnonzero(self.changed_at > generation)
 
     def _account_unchecked(self, pod: Pod, index: int, sign: int) -> None:
         """:meth:`_account` (kept for callers of the name: it never needed an errstate block)."""

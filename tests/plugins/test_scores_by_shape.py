@@ -102,3 +102,20 @@ def test_a_shape_is_kept_from_its_second_pod() -> None:
     assert fit.ruleset_score(pod, nodes).tolist() == [81, 81]
     (kept,) = fit._by_shape._kept.values()
     assert kept[2].tolist() == [81, 81, 81, 81]  # (4000-1000)*100/4000=75, (8-1)*100/8=87: 81
+
+
+def test_changed_since_reads_the_log_or_every_stamp() -> None:
+    """``Snapshot.changed_since`` answers from its log of recent stamps (4,096 kept, the older
+    half dropped when full) and from every node's stamp for older generations: the same nodes."""
+    state = build_cluster([make_node(f"n{i}") for i in range(7)])
+    snapshot = state.snapshot
+    rng = random.Random(3)
+    start = snapshot.generation
+    for k in range(5000):
+        snapshot.add_pod(decode(make_pod(f"p{k}", requests={"cpu": "1m"})), rng.randrange(7))
+    assert snapshot._log_from > start  # the log no longer reaches back to the start
+    for generation in [start, start + 1, snapshot._log_from - 1, snapshot._log_from, snapshot.generation - 3,
+                       snapshot.generation - 1, snapshot.generation]:
+        expected = np.flatnonzero(snapshot.changed_at > generation).tolist()
+        assert snapshot.changed_since(generation).tolist() == expected
+    assert snapshot.changed_since(snapshot.generation).tolist() == []

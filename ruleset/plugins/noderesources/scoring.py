@@ -170,10 +170,9 @@ class ScoresByShape:
             self._kept[shape] = kept = (snapshot, snapshot.generation, every)
         _, generation, every = kept
         if snapshot.generation != generation:
-            changed = np.flatnonzero(snapshot.changed_at > generation)
+            changed = snapshot.changed_since(generation)
             if len(changed):
-                every = every.copy()  # handed out before: never written in place
-                every[changed] = compute(NodeSet(snapshot, changed))
+                every[changed] = compute(NodeSet(snapshot, changed))  # only ever handed out gathered
             self._kept[shape] = (snapshot, snapshot.generation, every)
         return every[nodes.indices]
 
