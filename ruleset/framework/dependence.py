@@ -14,7 +14,9 @@ say, per pod, that a faster answer is just as exact (:meth:`ruleset.Plugin.other
 * :data:`OTHER_PODS_AS_RESOURCES`: the other pods count only through the node's summed
   requests and pod count. The plugin implements ``filter_with_columns(state, pod, nodes,
   columns)``, the Filter hook reading those sums from a :class:`NodeColumns` instead of the
-  snapshot, and has no AddPod/RemovePod extension. (NodeResourcesFit.)
+  snapshot, and has no AddPod/RemovePod extension. (NodeResourcesFit.) It may also implement
+  ``passes_with_columns(state, pod, nodes, columns)``: only whether each node passes (a bool
+  array), asked where no reasons are read (preemption's reprieve).
 * :data:`OTHER_PODS_ANY` (the default): anything else; every what-if runs the reference path.
 
 The fast paths run only when every Filter plugin of the profile answers one of the first two.

@@ -153,10 +153,13 @@ class Step:
 @dataclass(frozen=True, slots=True)
 class WhatIfStep:
     """A Filter step on the what-if path: ``with_columns`` is the plugin's ``filter_with_columns``
-    when it reads other pods as summed requests, None when it ignores them."""
+    when it reads other pods as summed requests, None when it ignores them; ``passes`` its
+    optional ``passes_with_columns`` (only whether each node passes, for questions that need no
+    reasons)."""
 
     step: Step
     with_columns: Callable[..., Any] | None
+    passes: Callable[..., Any] | None = None
 
 
 class WhatIfFailures:
@@ -532,7 +535,8 @@ class Framework:
             with_columns = getattr(getattr(step.function, "__self__", None), "filter_with_columns", None)
             if kind != OTHER_PODS_AS_RESOURCES or not callable(with_columns):
                 return None
-            steps.append(WhatIfStep(step, with_columns))
+            passes = getattr(getattr(step.function, "__self__", None), "passes_with_columns", None)
+            steps.append(WhatIfStep(step, with_columns, passes if callable(passes) else None))
         for hook in ("ruleset_pre_filter_add_pod", "ruleset_pre_filter_remove_pod"):
             for step in self.tables[hook]:
                 if not (skip and step.plugin in skip) and answer(step) != OTHER_PODS_IGNORED:
@@ -563,6 +567,17 @@ class Framework:
                 continue
             step = what_if.step
             subset = NodeSet(snapshot, nodes[remaining])
+            if not with_reasons and what_if.passes is not None:
+                try:
+                    ok = _passing_mask(what_if.passes(state, pod, subset, columns.subset(remaining)),
+                                       len(subset))
+                except _FAULTS as exc:
+                    failed.set(remaining, _filter_error(step, pod, _describe(exc), fault=True))
+                    break
+                if not ok.all():
+                    failed.set(remaining[~ok], _BARE_FAILURE)
+                    remaining = remaining[ok]
+                continue
             try:
                 if what_if.with_columns is None:
                     args = {"state": state, "pod": pod, "nodes": subset}
@@ -950,6 +965,13 @@ def _filter_failures(result: Any, snapshot: Snapshot, nodes: np.ndarray) -> np.n
         if type(entry) is not tuple or not all(isinstance(reason, str) for reason in entry):
             raise _Broken(f"a FilterResult's reasons must be tuples of strings, got {_shown(entry)}")
     return fail
+
+
+def _passing_mask(value: Any, n: int) -> np.ndarray:
+    """What a plugin's ``passes_with_columns`` returned, checked: one bool per node."""
+    if type(value) is not np.ndarray or value.dtype != np.bool_ or value.shape != (n,):
+        raise _Broken(f"passes_with_columns returned {_shown(value)}, not one bool per node ({n})")
+    return value
 
 
 def _one_node_reasons(result: FilterResult, code: int, snapshot: Snapshot, index: int) -> tuple[str, ...]:

@@ -177,3 +177,81 @@ def test_reference_path_switch(monkeypatch):
         assert not fast_paths()
     assert fast_paths()
     assert dependence.REFERENCE_ENV == "RULESET_REFERENCE_PATH"
+
+
+@pytest.mark.parametrize("version", ["1.20", "1.34"])  # 1.34: some failures UnschedulableAndUnresolvable
+@pytest.mark.parametrize("seed", range(6))
+def test_fit_passes_with_columns_is_filter_with_columns_passing(seed: int, version: str) -> None:
+    """NodeResourcesFit's ``passes_with_columns`` (used where only pass or fail is asked) says a
+    node passes exactly where ``filter_with_columns`` gives it Success, deltas wrapping included."""
+    from ruleset.config import PluginConfig, Profile
+    from ruleset.framework.cycle_state import CycleState
+    from ruleset.framework.plugin import Handle
+    from ruleset.framework.runtime import Framework
+    from ruleset.pluginmanager import load_registry
+    from ruleset.snapshot import NodeSet
+
+    rng = random.Random(seed)
+    nodes = [make_node(f"n{i}", cpu=rng.choice(["1", "2", "4"]), memory=rng.choice(["1Gi", "4Gi"]),
+                       pods=rng.choice(["2", "3", "110"])) for i in range(12)]
+    running = [make_pod(f"r{k}", node_name=f"n{rng.randrange(12)}",
+                        containers=[container({"cpu": rng.choice(["100m", "900m"]), "memory": "256Mi"})])
+               for k in range(20)]
+    snapshot = build_cluster([*nodes, *running]).snapshot
+    framework = Framework(Profile(name="t", plugins=[PluginConfig(name="NodeResourcesFit")],
+                                  kubernetes_version=version), load_registry(), Handle(snapshot))
+    fit = framework.plugins["NodeResourcesFit"]
+    indices = np.array(rng.sample(range(12), 9))
+    for _ in range(10):
+        p = decode(make_pod("p", containers=[container({"cpu": rng.choice(["500m", "1", "3"]),
+                                                         "memory": rng.choice(["512Mi", "2Gi", "8Gi"])})]))
+        state = CycleState()
+        fit.ruleset_pre_filter(state, p, snapshot)
+        delta = {"cpu": np.array([rng.choice([-900, 0, 500, 2**63 - 1]) for _ in indices]),
+                 "memory": np.array([rng.choice([-2**28, 0, 2**30]) for _ in indices])}
+        columns = NodeColumns(snapshot, indices, delta, np.array([rng.choice([-1, 0, 1]) for _ in indices]))
+        result = fit.filter_with_columns(state, p, NodeSet(snapshot, indices), columns)
+        expected = [True] * len(indices) if result is None else (result.codes == 0).tolist()
+        assert fit.passes_with_columns(state, p, NodeSet(snapshot, indices), columns).tolist() == expected
+    assert fit.passes_with_columns(CycleState(), p, NodeSet(snapshot, indices), columns).tolist() == [False] * 9
+
+
+class BrokenPasses(Plugin):
+    """Reads other pods as resources, and answers pass-or-fail questions with a list."""
+
+    name = "BrokenPasses"
+
+    def other_pods(self, state: Any, pod: Any) -> str:
+        return OTHER_PODS_AS_RESOURCES
+
+    @hookimpl
+    def ruleset_filter(self, nodes: Any) -> None:
+        return None
+
+    def filter_with_columns(self, state: Any, pod: Any, nodes: Any, columns: Any) -> None:
+        return None
+
+    def passes_with_columns(self, state: Any, pod: Any, nodes: Any, columns: Any) -> list[bool]:
+        return [True] * len(nodes)
+
+
+def test_a_malformed_passes_with_columns_is_the_plugins_fault() -> None:
+    from ruleset.framework.cycle_state import CycleState
+    from tests.factories import framework_for, registry_with
+
+    snapshot = build_cluster([make_node("a"), make_node("b")]).snapshot
+    framework = framework_for(["BrokenPasses"], registry_with(BrokenPasses), snapshot=snapshot)
+    p = decode(make_pod("p"))
+    state = CycleState()
+    steps = framework.what_if_steps(state, p)
+    assert steps is not None and steps[0].passes is not None
+    nodes = np.array([0, 1])
+    passing, failed = framework.filter_what_if(state, p, steps, snapshot, nodes, NodeColumns(snapshot, nodes),
+                                               with_reasons=False)
+    assert passing.tolist() == [False, False]
+    assert (failed[0].fault, failed[0].plugin, failed[0].reasons) == (
+        True, "BrokenPasses", ("running 'BrokenPasses' filter plugin for pod 'p': passes_with_columns returned "
+                               "[True, True], not one bool per node (2)",))
+    # With reasons asked for, filter_with_columns answers (every node passes).
+    assert framework.filter_what_if(state, p, steps, snapshot, nodes, NodeColumns(snapshot, nodes))[0].tolist() \
+        == [True, True]

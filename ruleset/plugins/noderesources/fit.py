@@ -243,6 +243,20 @@ class NodeResourcesFit(Plugin):
         return _combine(len(nodes), list(_shortfalls(fit, columns, every)))
 
 
+    def passes_with_columns(self, state: CycleState, pod: Pod, nodes: NodeSet,
+                            columns: NodeColumns) -> np.ndarray:
+        """Whether each node passes :meth:`filter_with_columns` (no reasons built): what a
+        preemption's reprieve asks once per pod it puts back."""
+        fit: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
+        if fit is None:  # filter_with_columns' Error: no node passes
+            return np.zeros(len(nodes), dtype=bool)
+        passing = None
+        for _, fails in _shortfalls(fit, columns, slice(None)):
+            passing = ~fails if passing is None else passing & ~fails
+        assert passing is not None
+        return passing
+
+
 class _Sums(Protocol):
     """Per-node sums Filter reads: the snapshot (indexed by node) or a NodeColumns (aligned)."""
 
