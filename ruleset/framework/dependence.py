@@ -94,8 +94,7 @@ class NodeColumns:
         delta = self._delta.get(resource)
         if delta is None:
             return base
-        with np.errstate(over="ignore"):
-            return base + delta
+        return base + delta  # int64 arrays wrap silently
 
     @property
     def pod_count(self) -> np.ndarray:

@@ -159,13 +159,12 @@ class _Sums:
             count: np.ndarray | int = 1) -> None:
         """Add (``sign`` 1) or take away ``requests`` (aligned with ``at``), and ``count`` pods,
         at positions ``at`` (each at most once)."""
-        with np.errstate(over="ignore"):  # int64 sums wrap, as the snapshot's do
-            for name, values in requests.items():
-                column = self.delta.get(name)
-                if column is None:
-                    column = self.delta[name] = np.zeros(len(self.count), dtype=np.int64)
-                column[at] += values if sign > 0 else -values
-            self.count[at] += count if sign > 0 else -count
+        for name, values in requests.items():  # int64 arrays wrap (silently), as the snapshot's sums do
+            column = self.delta.get(name)
+            if column is None:
+                column = self.delta[name] = np.zeros(len(self.count), dtype=np.int64)
+            column[at] += values if sign > 0 else -values
+        self.count[at] += count if sign > 0 else -count
 
     def columns(self, snapshot: Snapshot, nodes: np.ndarray, at: np.ndarray | None = None) -> NodeColumns:
         if at is None:
@@ -269,11 +268,10 @@ def _chunk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod
     order = np.argsort(at, kind="stable")
     starts = np.flatnonzero(np.diff(at[order], prepend=-1))
     grouped = rows[order]
-    with np.errstate(over="ignore"):
-        for name, column in requests.items():
-            values = column[grouped]
-            if values.any():
-                removed.delta[name] = -np.add.reduceat(values, starts)
+    for name, column in requests.items():
+        values = column[grouped]
+        if values.any():
+            removed.delta[name] = -np.add.reduceat(values, starts)
     removed.count -= lower_count[with_lower]
     with_nominated = removed.copy()
     added, added_count = room.delta(nodes)

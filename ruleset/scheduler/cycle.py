@@ -37,7 +37,7 @@ from ruleset.api.pod import Pod
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.dependence import NominatedRoom, fast_paths
 from ruleset.framework.results import FitErrorText, NodeStatuses, PostFilterResult
-from ruleset.framework.runtime import Framework, ScoreTable, WhatIfStep
+from ruleset.framework.runtime import Framework, ScoreTable, WhatIfFailures, WhatIfStep
 from ruleset.framework.status import SUCCESS, Code, Status
 from ruleset.kversion import switch
 from ruleset.snapshot import NodeSet, Snapshot
@@ -246,8 +246,7 @@ class Scheduler:
         holding = part[room.mask[part]]
         if not len(holding):
             return passing, SUCCESS
-        ok, failed = self.framework.filter_what_if(state, pod, steps, snapshot, holding,
-                                                   room.columns(holding))
+        holding, ok, failed = self._nominated_pass(state, pod, steps, holding, room, statuses)
         bad = np.flatnonzero(~ok)
         if not len(bad):
             return passing, SUCCESS
@@ -260,6 +259,63 @@ class Scheduler:
         dropped = np.zeros(snapshot.num_nodes, dtype=bool)
         dropped[holding[bad]] = True
         return passing[~dropped[passing]], SUCCESS
+
+    def _nominated_pass(self, state: CycleState, pod: Pod, steps: list[WhatIfStep], holding: np.ndarray,
+                        room: NominatedRoom,
+                        statuses: NodeStatuses) -> tuple[np.ndarray, np.ndarray, WhatIfFailures]:
+        """The filters with the nominated pods on ``holding``, running only what can differ from the
+        batch (the pass without them, in ``statuses``): the steps that read other pods. Returns the
+        nodes run, which passed (or keep the batch's status), and the failures: what running every
+        step on every node of ``holding`` would give, node by node.
+
+        Per node, by the step ``k`` that rejected it in the batch (none: it passed):
+
+        * ``k`` ignores other pods and no step before it reads them: rejected there again, with
+          the same status; not run.
+        * The first step reading other pods that fails with the nominated pods, ``j``, comes
+          before ``k``: its status (every step before ``j`` passes, as in the batch).
+        * Otherwise, ``k`` ignoring other pods: rejected there again (the batch's status stays).
+        * Otherwise (``k`` reads other pods, and passes with more pods on the node: possible only
+          for a plugin whose verdict is not monotone in the pods added): a later step the batch
+          never ran may decide, so every step runs on that node.
+        """
+        snapshot = self.snapshot
+        reading = [k for k, step in enumerate(steps) if step.with_columns is not None]
+        if len(reading) == len(steps):
+            return holding, *self.framework.filter_what_if(state, pod, steps, snapshot, holding,
+                                                           room.columns(holding))
+        step_of = {step.step.plugin: k for k, step in enumerate(steps)}
+        never = len(steps)  # "passed every step"
+        # Each recorded plugin's step, -1 for one that is none of them (a plugin index of -1: no plugin).
+        where = np.array([step_of.get(name, -1) for name in statuses.plugins] + [-1], dtype=np.intp)
+        batch = np.where(statuses.codes[holding] == Code.SUCCESS, never,
+                         where[statuses.plugin_index[holding]])
+        reads = np.zeros(never + 2, dtype=bool)  # by step, then "passed", then "unknown" (-1)
+        reads[reading] = True
+        known = (batch >= 0) & (batch < never)
+        ignored = known & ~reads[batch]
+        run = ~(ignored & (batch < (reading[0] if reading else never)))
+        holding, batch, ignored, known = holding[run], batch[run], ignored[run], known[run]
+        if not len(holding):
+            return holding, np.zeros(0, dtype=bool), WhatIfFailures(0)
+        ok, failed = self.framework.filter_what_if(state, pod, steps, snapshot, holding,
+                                                   room.columns(holding),
+                                                   only=lambda step: step.with_columns is not None)
+        first = np.full(len(holding), never, dtype=np.intp)
+        for status, positions in failed.groups(np.flatnonzero(~ok)):
+            first[positions] = step_of.get(status.plugin or "", -1)
+        settled = ignored & (first > batch)  # the batch's step rejects it again, first
+        ok[settled] = True
+        failed.which[settled] = -1
+        redo = np.flatnonzero((batch < 0) | (first < 0) | (known & ~ignored & (first > batch)))
+        if len(redo):
+            again_ok, again = self.framework.filter_what_if(state, pod, steps, snapshot, holding[redo],
+                                                            room.columns(holding[redo]))
+            ok[redo] = again_ok
+            failed.which[redo] = -1
+            for status, positions in again.groups(np.arange(len(redo))):
+                failed.set(redo[positions], status)
+        return holding, ok, failed
 
     # --------------------------------------------------------------- scoring
     def select_host(self, nodes: np.ndarray, total: np.ndarray) -> int:

@@ -144,3 +144,58 @@ def test_the_random_clusters_preempt_and_nominate(tmp_path: Path) -> None:
                     victims += len(dict(detail)["victims"])
                     violating += sum(1 for c in dict(detail)["candidates"] if c["pdbViolations"])
     assert (preemptions, victims, violating, len(calls)) == (16, 27, 2, 19)
+
+
+def constrained(seed: int) -> list[Manifest]:
+    """:func:`cluster`, with some nodes tainted or cordoned and some pending pods asking for a
+    zone: nodes rejected by steps that ignore other pods, nominated pods on some of them (the
+    nominated-pods check reruns only the steps reading other pods on the others)."""
+    rng = random.Random(1000 + seed)
+    out = cluster(seed)
+    for manifest in out:
+        if manifest["kind"] == "Node":
+            roll = rng.random()
+            if roll < 0.2:
+                manifest["spec"] = {"taints": [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]}
+            elif roll < 0.3:
+                manifest["spec"] = {"unschedulable": True}
+        elif manifest["kind"] == "Pod" and "nodeName" not in manifest["spec"] and rng.random() < 0.4:
+            manifest["spec"]["nodeSelector"] = {"zone": f"z{rng.randrange(3)}"}
+    return out
+
+
+@pytest.mark.parametrize("version", ["1.20", "1.34"])
+@pytest.mark.parametrize("seed", range(24))
+def test_bulk_and_reference_paths_agree_on_constrained_clusters(tmp_path: Path, seed: int, version: str) -> None:
+    path = tmp_path / "profile.toml"
+    path.write_text(PROFILE.format(base="default-1.20" if version == "1.20" else "default", version=version,
+                                   percentage=10, absolute=100))
+    manifests = constrained(seed)
+    with reference_path(False):
+        bulk = run(manifests, str(path))
+    with reference_path():
+        reference = run(manifests, str(path))
+    assert bulk == reference
+
+
+def test_the_constrained_clusters_nominate_onto_rejected_nodes(tmp_path: Path) -> None:
+    """Not vacuous: pods are nominated, and later cycles meet nodes holding nominated pods that
+    the batch rejected at a step ignoring other pods (taints, cordons, node selectors)."""
+    from ruleset.scheduler import cycle
+
+    path = tmp_path / "profile.toml"
+    path.write_text(PROFILE.format(base="default", version="1.34", percentage=10, absolute=100))
+    seen = {"runs": 0, "kept": 0}
+    original = cycle.Scheduler._nominated_pass
+
+    def counting(self: Any, state: Any, pod: Any, steps: Any, holding: Any, room: Any, statuses: Any) -> Any:
+        ran, ok, failed = original(self, state, pod, steps, holding, room, statuses)
+        seen["runs"] += 1
+        seen["kept"] += len(holding) - len(ran)
+        return ran, ok, failed
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cycle.Scheduler, "_nominated_pass", counting)
+        for seed in range(24):
+            run(constrained(seed), str(path))
+    assert seen == {"runs": 33, "kept": 11}
