@@ -104,6 +104,8 @@ class Scheduler:
         self.rng = random.Random(seed)
         self.next_start_node_index = 0
         self.percentage = framework.profile.percentage_of_nodes_to_score
+        #: Feasible nodes per node filtered in the last scan (sizes the next scan's first chunk).
+        self._feasible_ratio = 1.0
         self.fit_error = FitErrorText.of(framework.profile.target)
         self.prefer_nominated = framework.profile.target.has(PREFER_NOMINATED_NODE)
 
@@ -147,7 +149,10 @@ class Scheduler:
         feasible_parts: list[np.ndarray] = []
         found = 0
         position = 0
-        chunk = min(n, max(2 * want, 64))
+        # How many nodes the last scan needed per feasible node sizes the first chunk: the cut is
+        # made where a sequential scan stops whatever the chunks, and each chunk costs every
+        # Filter plugin's fixed overhead once more.
+        chunk = n if not self._feasible_ratio else min(n, max(64, int(want / self._feasible_ratio * 1.1)))
         processed = n
         while position < n:
             part = order[position: position + chunk]
@@ -173,6 +178,7 @@ class Scheduler:
             chunk = _next_chunk(chunk, position, found, want)
         self.next_start_node_index = (self.next_start_node_index + processed) % n
         feasible = np.concatenate(feasible_parts) if feasible_parts else order[:0]
+        self._feasible_ratio = len(feasible) / processed
         return feasible, SUCCESS
 
     def _evaluate_nominated_node(self, state: CycleState, pod: Pod, statuses: NodeStatuses,
