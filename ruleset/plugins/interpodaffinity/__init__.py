@@ -70,12 +70,16 @@ when ``max == min``. The float expression is evaluated in Go's order, so 100*(29
 ``arg-not-in-release``).
 
 **How it is computed.** Pair counts are one int64 array per topology key, indexed by the
-code of the node label value (the node label vocabulary is fixed for a run). The incoming
-pod's terms are matched against every assigned pod at once (the pod table's label columns);
-the terms of assigned pods that declare affinity are kept in an append-only index (pod
-table rows are never reused), interned so that pods of one workload share a term, so a cycle
-evaluates each distinct term once against the incoming pod (remembered for the last pod, which
-PreScore reuses after PreFilter) and aggregates with numpy.
+code of the node label value (the node label vocabulary is fixed for a run). Pods of one
+template share their converted terms (one ``PodInfo`` per shape: terms and namespace). For the
+incoming pod's terms, the counts of the assigned pods matching each tuple of terms are kept
+between cycles (:mod:`.matched`: each pod-table row is matched once, and only rows whose node
+changed since the last look are moved); the terms of assigned pods that declare affinity are
+kept in an append-only index (pod table rows are never reused) with their sums per term kept
+the same way, so a cycle evaluates each distinct term once against the incoming pod
+(remembered for the last pod, which PreScore reuses after PreFilter) and adds the sums of the
+terms it matches. When the snapshot's generation advanced by exactly the number of rows
+appended, no other row changed and only the new rows are looked at.
 
 **Nondeterminism.** Upstream sums per-node maps built in parallel and iterates maps in
 Filter and Score; every result is an integer sum or an "any", which does not depend on the

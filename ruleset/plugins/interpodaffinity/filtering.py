@@ -5,13 +5,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ruleset import Code, FilterResult, NodeSet, Snapshot, switch
 from ruleset.api.pod import Pod
+from ruleset.plugins.interpodaffinity.matched import matched_pods
 from ruleset.plugins.interpodaffinity.terms import (
     PodInfo,
     existing_terms,
@@ -78,12 +79,21 @@ class TopologyCounts:
         array[: len(counts) - 1] += counts[1:] * same
         return True
 
+    def add_counts(self, snapshot: Snapshot, key: str, values: np.ndarray) -> None:
+        """Add ``values`` (one per value of ``key``'s vocabulary) to the counts of ``key``."""
+        array = self.arrays.get(key)
+        if array is None:
+            self.arrays[key] = values.copy()
+        else:
+            array += values
+
     def lookup(self, key: str, codes: np.ndarray) -> np.ndarray:
         """The count at (key, code) for each node label code (0 where the node lacks the key)."""
         array = self.arrays.get(key)
         if array is None or not len(array):
             return np.zeros(len(codes), dtype=np.int64)
-        return np.where(codes >= 0, array[np.maximum(codes, 0)], 0)
+        # Code -1 (no key) reads the 0 appended past the vocabulary: one gather.
+        return np.append(array, 0)[codes]
 
     def is_empty(self) -> bool:
         return not any(np.count_nonzero(array) for array in self.arrays.values())
@@ -172,7 +182,34 @@ _ANTI_AFFINITY_ONE = (None, 1, None, None)
 
 
 def incoming_affinity_counts(info: PodInfo, snapshot: Snapshot) -> tuple[TopologyCounts, TopologyCounts]:
-    """``getTPMapMatchingIncomingAffinityAntiAffinity``: (affinity counts, anti-affinity counts)."""
+    """``getTPMapMatchingIncomingAffinityAntiAffinity``: (affinity counts, anti-affinity counts).
+
+    Read from the :class:`~.matched.MatchedPods` of the pod's terms (kept between cycles); what
+    :func:`incoming_affinity_counts_from_scratch` computes."""
+    affinity, anti = TopologyCounts(), TopologyCounts()
+    if not info.required_affinity and not info.required_anti_affinity:
+        return affinity, anti
+    if info.required_affinity:
+        together = matched_pods(snapshot, info.required_affinity)
+        if together is None:
+            return incoming_affinity_counts_from_scratch(info, snapshot)
+        for term in info.required_affinity:
+            key = term.topology_key
+            if together.landed[key]:
+                affinity.add_counts(snapshot, key, together.counts[key])
+    for term in info.required_anti_affinity:
+        matched = matched_pods(snapshot, (term,))
+        if matched is None:
+            return incoming_affinity_counts_from_scratch(info, snapshot)
+        key = term.topology_key
+        if matched.landed[key]:
+            anti.add_counts(snapshot, key, matched.counts[key])
+    return affinity, anti
+
+
+def incoming_affinity_counts_from_scratch(info: PodInfo, snapshot: Snapshot,
+                                          ) -> tuple[TopologyCounts, TopologyCounts]:
+    """:func:`incoming_affinity_counts`, matching and counting every assigned pod."""
     affinity, anti = TopologyCounts(), TopologyCounts()
     if not info.required_affinity and not info.required_anti_affinity:
         return affinity, anti
@@ -253,16 +290,61 @@ def filter_nodes(pre_filter: PreFilterState, nodes: NodeSet,
     """Filter once PreFilter's state is at hand: the three checks in order, the first failure deciding
     (``reasons``: per check, :data:`FILTER_REASONS` or, from 1.22, :data:`FILTER_REASONS_ONE`)."""
     info = pre_filter.info
-    if (not info.required_affinity and not info.required_anti_affinity
-            and pre_filter.existing_anti_affinity.is_empty()):
-        return None  # no term to satisfy: the three checks below pass every node
-    # Later checks only decide nodes the earlier ones passed, as upstream returns early.
-    slot = np.zeros(len(nodes), dtype=np.int32)
-    for index, check in enumerate((satisfy_pod_affinity, satisfy_pod_anti_affinity,
-                                   satisfy_existing_pods_anti_affinity), start=1):
-        slot[(slot == 0) & ~check(pre_filter, nodes)] = index
-    if not slot.any():
+    # A check without terms (or counts, for existing pods' anti-affinity) passes every node.
+    checks: list[tuple[int, Callable[[PreFilterState, NodeSet], np.ndarray]]] = []
+    if info.required_affinity:
+        checks.append((1, _fails_pod_affinity))
+    if info.required_anti_affinity:
+        checks.append((2, _fails_pod_anti_affinity))
+    if any(array.any() for array in pre_filter.existing_anti_affinity.arrays.values()):
+        checks.append((3, _fails_existing_pods_anti_affinity))
+    # The first failed check decides, as upstream returns early: the later ones are written first.
+    slot: np.ndarray | None = None
+    for index, check in reversed(checks):
+        failed = check(pre_filter, nodes)
+        if failed.any():
+            if slot is None:
+                slot = np.zeros(len(nodes), dtype=np.int32)
+            slot[failed] = index
+    if slot is None:
         return None
-    codes = np.where(slot == 1, np.int8(Code.UNSCHEDULABLE_AND_UNRESOLVABLE), np.int8(Code.UNSCHEDULABLE))
-    codes = np.where(slot == 0, np.int8(Code.SUCCESS), codes).astype(np.int8)
-    return FilterResult(codes, list(reasons), slot)
+    return FilterResult(_CODE_OF_SLOT[slot], list(reasons), slot)
+
+
+def _counted_at(counts: TopologyCounts, key: str, codes: np.ndarray) -> np.ndarray:
+    """Per node label code: is the count at (key, code) positive? (False for -1, no key.)"""
+    array = counts.arrays.get(key)
+    if array is None or not len(array):
+        return np.zeros(len(codes), dtype=bool)
+    return np.append(array > 0, False)[codes]
+
+
+def _fails_pod_affinity(state: PreFilterState, nodes: NodeSet) -> np.ndarray:
+    """``~satisfy_pod_affinity``."""
+    return ~satisfy_pod_affinity(state, nodes)
+
+
+def _any_counted(counts: TopologyCounts, keys: Sequence[str], nodes: NodeSet) -> np.ndarray:
+    """Per node: is the count positive at (key, the node's value) for one of ``keys``?"""
+    failed: np.ndarray | None = None
+    for key in keys:
+        hit = _counted_at(counts, key, nodes.label_column(key))
+        failed = hit if failed is None else failed | hit
+    return np.zeros(len(nodes), dtype=bool) if failed is None else failed
+
+
+def _fails_pod_anti_affinity(state: PreFilterState, nodes: NodeSet) -> np.ndarray:
+    """``~satisfy_pod_anti_affinity``."""
+    keys = [term.topology_key for term in state.info.required_anti_affinity]
+    return _any_counted(state.anti_affinity, keys, nodes)
+
+
+def _fails_existing_pods_anti_affinity(state: PreFilterState, nodes: NodeSet) -> np.ndarray:
+    """``~satisfy_existing_pods_anti_affinity``."""
+    counts = state.existing_anti_affinity
+    return _any_counted(counts, [key for key, array in counts.arrays.items() if array.any()], nodes)
+
+
+#: The status code of each slot (0: success; 1, the pod's affinity: unresolvable).
+_CODE_OF_SLOT = np.array([Code.SUCCESS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE,
+                          Code.UNSCHEDULABLE], dtype=np.int8)

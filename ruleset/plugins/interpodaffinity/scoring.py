@@ -12,6 +12,7 @@ import numpy as np
 from ruleset import MAX_NODE_SCORE, NodeSet, Snapshot, switch
 from ruleset.api.pod import Pod
 from ruleset.plugins.interpodaffinity.filtering import TopologyCounts
+from ruleset.plugins.interpodaffinity.matched import matched_pods
 from ruleset.plugins.interpodaffinity.terms import (
     PodInfo,
     existing_terms,
@@ -65,16 +66,25 @@ def topology_scores(pod: Pod, info: PodInfo, snapshot: Snapshot, hard_weight: in
     scores = TopologyCounts()
     counted = False
     table = snapshot.pod_table
-    # The incoming pod's preferred terms, against every assigned pod.
-    if info.preferred_affinity or info.preferred_anti_affinity:
+    # The incoming pod's preferred terms, against every assigned pod: the counts of the pods
+    # matching each term are kept between cycles (MatchedPods), times the term's signed weight.
+    signed = [(w, 1) for w in info.preferred_affinity] + [(w, -1) for w in info.preferred_anti_affinity]
+    found = [matched_pods(snapshot, (weighted.term,)) for weighted, _ in signed]
+    if None not in found:
+        for (weighted, sign), matched in zip(signed, found, strict=True):
+            assert matched is not None
+            key = weighted.term.topology_key
+            if matched.landed[key]:
+                scores.add_counts(snapshot, key, matched.counts[key] * (weighted.weight * sign))
+                counted = True
+    elif info.preferred_affinity or info.preferred_anti_affinity:
         rows = np.flatnonzero(table.alive)
         nodes = table.node[rows]
-        signed = [(w, 1) for w in info.preferred_affinity] + [(w, -1) for w in info.preferred_anti_affinity]
-        for weighted, sign in signed:
-            matched = table_matches(weighted.term, table, rows)
-            if matched.any():
+        for weighted, sign in signed:  # past MatchedPods' limit: every pod matched and counted
+            hits = table_matches(weighted.term, table, rows)
+            if hits.any():
                 value = weighted.weight * sign
-                counted |= scores.add(snapshot, weighted.term.topology_key, nodes[matched], value)
+                counted |= scores.add(snapshot, weighted.term.topology_key, nodes[hits], value)
     # The terms of assigned pods that declare affinity, against the incoming pod.
     # Per kind of list (REQUIRED_AFFINITY, REQUIRED_ANTI_AFFINITY, PREFERRED_AFFINITY,
     # PREFERRED_ANTI_AFFINITY): the hard weight (when positive), not counted, +weight, -weight.

@@ -27,6 +27,7 @@ from ruleset.api.affinity import (
     selected_namespaces_term,
 )
 from ruleset.api.pod import Pod, PodAffinityTerm, WeightedPodAffinityTerm
+from ruleset.quantity import wrap_int64
 from ruleset.selector import SelectorError
 from ruleset.snapshot import PodTable
 
@@ -88,6 +89,24 @@ def pod_info(pod: Pod, namespace_selector: bool = False) -> PodInfo:
     if info is not None:
         return info
     affinity, anti = pod.affinity.pod_affinity, pod.affinity.pod_anti_affinity
+    # Pods of one template (equal terms, one namespace) get equal, interned terms: one PodInfo.
+    shape = (affinity, anti, pod.namespace, namespace_selector)
+    info = _SHAPES.get(shape)
+    if info is None:
+        if len(_SHAPES) >= MAX_SHAPES:
+            _SHAPES.clear()
+        info = _SHAPES[shape] = _convert(pod, namespace_selector)
+    cache[pod] = info
+    return info
+
+
+_SHAPES: dict[tuple[object, ...], PodInfo] = {}
+#: Distinct (terms, namespace) shapes remembered (the cache starts over when full).
+MAX_SHAPES = 4096
+
+
+def _convert(pod: Pod, namespace_selector: bool) -> PodInfo:
+    affinity, anti = pod.affinity.pod_affinity, pod.affinity.pod_anti_affinity
     error = None
     required, err = _terms(pod, affinity.required if affinity else (), namespace_selector)
     if err:
@@ -101,8 +120,7 @@ def pod_info(pod: Pod, namespace_selector: bool = False) -> PodInfo:
     preferred_anti, err = _weighted(pod, anti.preferred if anti else (), namespace_selector)
     if err:
         error = f"preferredAntiAffinityTerms: {err}"
-    info = cache[pod] = PodInfo(required, required_anti, preferred, preferred_anti, error)
-    return info
+    return PodInfo(required, required_anti, preferred, preferred_anti, error)
 
 
 def matches_all(pod: Pod, terms: Sequence[AffinityTerm]) -> bool:
@@ -242,6 +260,8 @@ class ExistingTerms:
         self._key_of_term: list[int] = []
         self._key_ids = _Growing(np.intp)
         self._sums: dict[tuple[int | None, ...], TermSums] = {}
+        #: Per PodInfo (by id, the info held so that the id is not reused): its entries' columns.
+        self._entries_of: dict[int, tuple[PodInfo, list[int], list[int], list[int]]] = {}
 
     # The entries' columns (read-only views: entries are appended as pods are assigned).
     @property
@@ -286,17 +306,20 @@ class ExistingTerms:
         term_ids: list[int] = []
         kinds: list[int] = []
         weights: list[int] = []
+        pods, ns_selector, entries_of = table.pods, self.namespace_selector, self._entries_of
         for row in (np.flatnonzero(table.has_affinity[self.scanned:size]) + self.scanned).tolist():
-            info = pod_info(table.pods[row], self.namespace_selector)
-            entries = [*((t, REQUIRED_AFFINITY, 0) for t in info.required_affinity),
-                       *((t, REQUIRED_ANTI_AFFINITY, 0) for t in info.required_anti_affinity),
-                       *((w.term, PREFERRED_AFFINITY, w.weight) for w in info.preferred_affinity),
-                       *((w.term, PREFERRED_ANTI_AFFINITY, w.weight) for w in info.preferred_anti_affinity)]
-            for term, kind, weight in entries:
-                rows.append(row)
-                term_ids.append(self._term_id(term))
-                kinds.append(kind)
-                weights.append(weight)
+            info = pod_info(pods[row], ns_selector)
+            # Pods of one shape share their PodInfo: its entries are worked out once.
+            found = entries_of.get(id(info))
+            if found is None:
+                if len(entries_of) >= MAX_SHAPES:
+                    entries_of.clear()
+                found = entries_of[id(info)] = (info, *self._entries(info))
+            _, info_terms, info_kinds, info_weights = found
+            rows.extend([row] * len(info_terms))
+            term_ids.extend(info_terms)
+            kinds.extend(info_kinds)
+            weights.extend(info_weights)
         self.scanned = size
         if rows:
             self._rows.extend(rows)
@@ -305,6 +328,15 @@ class ExistingTerms:
             self._weights.extend(weights)
             self._key_ids.extend([self._key_of_term[t] for t in term_ids])
         return self
+
+    def _entries(self, info: PodInfo) -> tuple[list[int], list[int], list[int]]:
+        """The term ids, kinds and weights of a pod's entries (in the order of its lists)."""
+        entries = [*((t, REQUIRED_AFFINITY, 0) for t in info.required_affinity),
+                   *((t, REQUIRED_ANTI_AFFINITY, 0) for t in info.required_anti_affinity),
+                   *((w.term, PREFERRED_AFFINITY, w.weight) for w in info.preferred_affinity),
+                   *((w.term, PREFERRED_ANTI_AFFINITY, w.weight) for w in info.preferred_anti_affinity)]
+        return ([self._term_id(term) for term, _, _ in entries], [kind for _, kind, _ in entries],
+                [weight for _, _, weight in entries])
 
     def matched_by(self, pod: Pod) -> np.ndarray:
         """Per entry: does ``pod`` match the entry's term? (Each distinct term is evaluated once.)
@@ -339,6 +371,10 @@ class ExistingTerms:
         return found
 
 
+#: Fewer moved entries than this are moved in Python integers, more with numpy.
+_PYTHON_MOVE_BELOW = 16
+
+
 class TermSums:
     """Per distinct term of an :class:`ExistingTerms`: the values of its entries whose pod is
     live, summed per value of the term's topology key (over the nodes carrying it), and how many
@@ -351,62 +387,100 @@ class TermSums:
     def __init__(self, values: tuple[int | None, ...]) -> None:
         self.values = values
         self.done = 0
+        #: The snapshot's generation and pod-table size at the last update (-1: never updated).
+        self.generation = -1
+        self.table_size = 0
+        # Only the entries counted (their kind's value is not None): index, row, value, term, and
+        # the node each was last counted on (-1: none).
+        self._entry = _Growing(np.intp)
+        self._row = _Growing(np.intp)
         self._value = _Growing(np.int64)
-        self._counted = _Growing(np.int8)
-        self._node = _Growing(np.intp)
+        self._term = _Growing(np.intp)
+        self._node = _Growing(np.int32)
         #: Per term id: the sums over the term's key's vocabulary (None until an entry lands), landed count.
         self.arrays: list[np.ndarray | None] = []
         self.landed: list[int] = []
 
     def update(self, index: ExistingTerms, snapshot: Snapshot) -> TermSums:
+        table = snapshot.pod_table
+        # Each pod added, moved or removed advances the generation by at least one: when it
+        # advanced by exactly the number of rows appended since, no other row changed and only
+        # the new entries need counting.
+        only_new = (self.generation >= 0
+                    and snapshot.generation - self.generation == len(table) - self.table_size)
+        first = self._row.size
+        self.generation, self.table_size = snapshot.generation, len(table)
         total = len(index.rows)
         if total > self.done:
             kinds = index.kinds[self.done:total].tolist()
             weights = index.weights[self.done:total].tolist()
+            entries: list[int] = []
             values: list[int] = []
-            counted: list[int] = []
-            for kind, weight in zip(kinds, weights, strict=True):
+            for entry, kind, weight in zip(range(self.done, total), kinds, weights, strict=True):
                 spec = self.values[kind]
-                counted.append(0 if spec is None else 1)
-                values.append(0 if spec is None else weight if spec == 0 else -weight if spec < 0 else spec)
-            self._value.extend(values)
-            self._counted.extend(counted)
-            self._node.extend([-1] * (total - self.done))
+                if spec is not None:
+                    entries.append(entry)
+                    values.append(weight if spec == 0 else -weight if spec < 0 else spec)
+            if entries:
+                self._entry.extend(entries)
+                self._row.extend(index.rows[entries].tolist())
+                self._term.extend(index.term_ids[entries].tolist())
+                self._value.extend(values)
+                self._node.extend([-1] * len(entries))
             self.done = total
         while len(self.arrays) < len(index.terms):
             self.arrays.append(None)
             self.landed.append(0)
-        if not total:
+        start = first if only_new else 0
+        if self._row.size <= start:
             return self
-        table = snapshot.pod_table
-        now = np.where(self._counted.view != 0, table.node[index.rows], -1)
-        was = self._node.data[:total]
+        now = table.node.take(self._row.view[start:])
+        was = self._node.data[start: self._node.size]
         changed = np.flatnonzero(now != was)
         if len(changed):
-            self._move(index, snapshot, changed, was[changed], now[changed])
+            self._move(index, snapshot, changed + start, was[changed], now[changed])
             was[changed] = now[changed]
         return self
 
     def _move(self, index: ExistingTerms, snapshot: Snapshot, changed: np.ndarray, before: np.ndarray,
               after: np.ndarray) -> None:
-        term_ids = index.term_ids[changed]
+        term_ids = self._term.view[changed]
         values = self._value.view[changed]
+        if len(changed) < _PYTHON_MOVE_BELOW:
+            # A few entries (a pod placed, one dry-run victim): in Python integers, wrapped to int64.
+            for term, value, was, now in zip(term_ids.tolist(), values.tolist(), before.tolist(),
+                                             after.tolist(), strict=True):
+                key = index.key_of(term)
+                column = snapshot.node_labels.column(key)
+                if column is None:
+                    continue  # no node carries the key: nothing ever lands
+                array = self._array(term, key, snapshot)
+                for node, sign in ((was, -1), (now, 1)):
+                    code = column.item(node) if node >= 0 else -1
+                    if code >= 0:
+                        array[code] = wrap_int64(array.item(code) + sign * value)
+                        self.landed[term] += sign
+            return
         for term in np.flatnonzero(np.bincount(term_ids)).tolist():
             mine = term_ids == term
             key = index.key_of(term)
             column = snapshot.node_labels.column(key)
             if column is None:
                 continue  # no node carries the key: nothing ever lands
-            array = self.arrays[term]
-            if array is None:
-                size = len(snapshot.node_labels.vocabulary(key))
-                array = self.arrays[term] = np.zeros(size, dtype=np.int64)
+            array = self._array(term, key, snapshot)
             for nodes, sign in ((before[mine], -1), (after[mine], 1)):
                 codes = np.where(nodes >= 0, column[np.maximum(nodes, 0)], -1)
                 present = codes >= 0
                 if present.any():
                     np.add.at(array, codes[present], sign * values[mine][present])
                     self.landed[term] += sign * int(np.count_nonzero(present))
+
+    def _array(self, term: int, key: str, snapshot: Snapshot) -> np.ndarray:
+        array = self.arrays[term]
+        if array is None:
+            size = len(snapshot.node_labels.vocabulary(key))
+            array = self.arrays[term] = np.zeros(size, dtype=np.int64)
+        return array
 
     def add_matching(self, counts: TopologyCountsLike, index: ExistingTerms, pod: Pod,
                      snapshot: Snapshot) -> bool:
@@ -418,7 +492,7 @@ class TermSums:
             if count and matching[term]:
                 array = self.arrays[term]
                 assert array is not None
-                counts.array(snapshot, index.key_of(term))[:] += array
+                counts.add_counts(snapshot, index.key_of(term), array)
                 landed = True
         return landed
 
@@ -426,7 +500,7 @@ class TermSums:
 class TopologyCountsLike(Protocol):
     """What :meth:`TermSums.add_matching` writes into (filtering's ``TopologyCounts``)."""
 
-    def array(self, snapshot: Snapshot, key: str) -> np.ndarray: ...
+    def add_counts(self, snapshot: Snapshot, key: str, values: np.ndarray) -> None: ...
 
 
 def existing_terms(snapshot: Snapshot, namespace_selector: bool = False) -> ExistingTerms:

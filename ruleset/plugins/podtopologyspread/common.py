@@ -124,10 +124,32 @@ def pod_constraints(pod: Pod, snapshot: Snapshot, action: str, defaults: Sequenc
     chosen = [c for c in defaults if c.when_unsatisfiable == action]
     if not chosen:
         return []
-    selector = default_selector(pod, snapshot)
+    selector = _default_selector(pod, snapshot)
     if selector.empty():
         return []
     return [SpreadConstraint(c.max_skew, c.topology_key, selector) for c in chosen]
+
+
+def _default_selector(pod: Pod, snapshot: Snapshot) -> Selector:
+    """``DefaultSelector`` of the pod, kept per (namespace, labels): it reads nothing else, and
+    the Services and controllers it reads do not change during a run (kept per Workloads)."""
+    name = f"{__name__}.default_selector"
+    kept: dict[tuple[str, frozenset[tuple[str, str]]], Selector]
+    workloads, kept = snapshot.derive(name, lambda s: (s.workloads, {}))
+    if workloads is not snapshot.workloads:  # replaced: start over
+        kept = {}
+        snapshot.derived[name] = (snapshot.workloads, kept)
+    shape = (pod.namespace, frozenset(pod.labels.items()))
+    selector: Selector | None = kept.get(shape)
+    if selector is None:
+        if len(kept) >= _MAX_DEFAULT_SELECTORS:
+            kept.clear()
+        selector = kept[shape] = default_selector(pod, snapshot)
+    return selector
+
+
+#: (namespace, labels) shapes whose default selector is kept per snapshot.
+_MAX_DEFAULT_SELECTORS = 4096
 
 
 class CountCache:
@@ -152,7 +174,25 @@ class CountCache:
 
 def has_all_keys(snapshot: Snapshot, constraints: Sequence[SpreadConstraint],
                  rows: np.ndarray | None = None) -> np.ndarray:
-    """``nodeLabelsMatchSpreadConstraints`` for the given nodes (all when ``rows`` is None)."""
+    """``nodeLabelsMatchSpreadConstraints`` for the given nodes (all when ``rows`` is None).
+
+    For every node the answer is kept per tuple of keys (node labels do not change during a
+    run) and shared: read-only."""
+    if rows is None:
+        kept: dict[tuple[str, ...], np.ndarray] = snapshot.derive(f"{__name__}.has_all_keys", lambda _: {})
+        keys = tuple(c.topology_key for c in constraints)
+        found = kept.get(keys)
+        if found is None:
+            if len(kept) >= _MAX_DEFAULT_SELECTORS:
+                kept.clear()
+            found = kept[keys] = _has_all_keys(snapshot, constraints, None)
+            found.flags.writeable = False
+        return found
+    return _has_all_keys(snapshot, constraints, rows)
+
+
+def _has_all_keys(snapshot: Snapshot, constraints: Sequence[SpreadConstraint], rows: np.ndarray | None,
+                  ) -> np.ndarray:
     n = snapshot.num_nodes if rows is None else len(rows)
     ok = np.ones(n, dtype=bool)
     for c in constraints:

@@ -17,6 +17,7 @@ from ruleset.plugins.podtopologyspread.common import (
     SpreadConstraint,
     has_all_keys,
 )
+from ruleset.plugins.podtopologyspread.counting import matching_pods
 from ruleset.plugins.podtopologyspread.helpers import NodeInclusion
 from ruleset.plugins.podtopologyspread.versions import V120, Behaviour
 
@@ -58,6 +59,10 @@ def update_critical_paths(paths: CriticalPaths, value: str, num: int) -> None:
         paths[1] = (value, num)
 
 
+#: Up to this many pairs, the critical paths are found in Python (numpy calls cost more).
+_FEW_VALUES = 32
+
+
 def build_critical_paths(values: list[str], exists: np.ndarray, counts: np.ndarray,
                          rank: np.ndarray) -> CriticalPaths:
     """Critical paths of a key from scratch, vectorised.
@@ -72,6 +77,12 @@ def build_critical_paths(values: list[str], exists: np.ndarray, counts: np.ndarr
     paths = new_critical_paths()
     codes = np.flatnonzero(exists)
     if not len(codes):
+        return paths
+    if len(codes) <= _FEW_VALUES:  # (count, rank) is the order below: the two smallest, in Python
+        order_of = [(counts.item(code), rank.item(code), code) for code in codes.tolist()]
+        order_of.sort()
+        for i, (count, _, code) in enumerate(order_of[:2]):
+            paths[i] = (values[code], count)
         return paths
     order = counts[codes] * (len(rank) + 1) + rank[codes]  # count first, then value order
     best = int(np.argmin(order))
@@ -187,7 +198,7 @@ def pre_filter_state(pod: Pod, snapshot: Snapshot, constraints: list[SpreadConst
         key = constraints[slots.index(slot)].topology_key
         counts.paths = build_critical_paths(counts.values, counts.exists, counts.counts,
                                             value_rank(snapshot, key))
-    domains = {slot: int(counts.exists.sum()) for slot, counts in keys.items()}
+    domains = {slot: int(np.count_nonzero(counts.exists)) for slot, counts in keys.items()}
     return PreFilterState(tuple(constraints), keys, tuple(slots), tuple(include), domains)
 
 
@@ -204,7 +215,7 @@ def _count_v120(pod: Pod, snapshot: Snapshot, constraints: list[SpreadConstraint
     eligible = has_all_keys(snapshot, constraints)
     affinity = NodeInclusion(pod, snapshot).affinity
     if affinity is not None:
-        eligible &= affinity
+        eligible = eligible & affinity  # not in place: has_all_keys's answer is shared
     per_node = CountCache(snapshot, pod.namespace, behaviour.empty_selector_counts_nothing)
     keys: dict[Slot, TopologyCounts] = {}
     for c in constraints:
@@ -238,6 +249,9 @@ def _count_single_pass(pod: Pod, snapshot: Snapshot, constraints: list[SpreadCon
     inclusion = NodeInclusion(pod, snapshot)
     affinity = inclusion.affinity
     eligible = has_keys if affinity is None else has_keys & affinity
+    kept = _count_kept(pod, snapshot, constraints, slots, behaviour, has_keys, inclusion)
+    if kept is not None:
+        return kept
     per_node = CountCache(snapshot, pod.namespace, behaviour.empty_selector_counts_nothing)
     include: list[np.ndarray | None] = []
     node_value: dict[Slot, np.ndarray] = {}
@@ -268,33 +282,87 @@ def _count_single_pass(pod: Pod, snapshot: Snapshot, constraints: list[SpreadCon
     return keys, include
 
 
+def _count_kept(pod: Pod, snapshot: Snapshot, constraints: list[SpreadConstraint], slots: list[Slot],
+                behaviour: Behaviour, has_keys: np.ndarray, inclusion: NodeInclusion,
+                ) -> tuple[dict[Slot, TopologyCounts], list[np.ndarray | None]] | None:
+    """:func:`_count_single_pass` read from the counts kept between cycles (:mod:`.counting`),
+    when each slot has one constraint and each selector counts pods; None otherwise."""
+    if len(set(slots)) != len(slots):
+        return None  # constraints sharing a slot: the last one counting a node wins
+    include: list[np.ndarray | None] = []
+    keys: dict[Slot, TopologyCounts] = {}
+    for slot, c in zip(slots, constraints, strict=True):
+        if c.selector.is_nothing or (behaviour.empty_selector_counts_nothing and c.selector.empty()):
+            return None
+        if behaviour.node_inclusion_policy:
+            mask = inclusion.mask(c.node_affinity_policy, c.node_taints_policy)
+            chosen = has_keys if mask is None else has_keys & mask
+            include.append(mask)
+        else:
+            chosen = has_keys if inclusion.affinity is None else has_keys & inclusion.affinity
+            include.append(inclusion.affinity)
+        values = snapshot.node_labels.vocabulary(c.topology_key)
+        if snapshot.node_labels.column(c.topology_key) is None:
+            keys[slot] = _new_counts(snapshot, c.topology_key)  # no node carries the key
+            continue
+        matching = matching_pods(snapshot, c.selector, pod.namespace)
+        projection = None if matching is None else matching.projection(snapshot, c.topology_key, chosen)
+        if projection is None:
+            return None
+        keys[slot] = TopologyCounts(values, projection.exists, projection.counts.copy(), new_critical_paths())
+    return keys, include
+
+
+def _every_node_carries(snapshot: Snapshot, key: str) -> bool:
+    """Whether every node of the snapshot has label ``key`` (kept: node labels do not change)."""
+    kept: dict[str, bool] = snapshot.derive(f"{__name__}.every_node_carries", lambda _: {})
+    found = kept.get(key)
+    if found is None:
+        column = snapshot.node_labels.column(key)
+        found = kept[key] = column is not None and bool((column >= 0).all())
+    return found
+
+
+#: The status code of each reason (0: success).
+_CODE_OF_REASON = np.array([Code.SUCCESS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.UNSCHEDULABLE],
+                           dtype=np.int8)
+
+
 def filter_nodes(current: PreFilterState, pod: Pod, nodes: NodeSet) -> FilterResult | None:
     """Filter once PreFilter's state is at hand: the constraints in order, the first failure deciding."""
-    n = len(nodes)
     if not current.constraints:
         return None
-    codes = np.zeros(n, dtype=np.int8)
-    reason = np.zeros(n, dtype=np.int32)
-    open_ = np.ones(n, dtype=bool)  # nodes no earlier constraint has rejected
+    reason: np.ndarray | None = None  # per node: 0 passes, 1 missing a key, 2 too much skew
+    open_: np.ndarray | None = None  # nodes no earlier constraint has rejected (None: all)
     for i, c in enumerate(current.constraints):
         column = nodes.label_column(c.topology_key)
-        missing = open_ & (column < 0)
-        codes[missing] = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
-        reason[missing] = 1
-        open_ &= ~missing
-        if not open_.any():
-            break
+        missing = None if _every_node_carries(nodes.snapshot, c.topology_key) else column < 0
+        if missing is not None and open_ is not None:
+            missing &= open_
+        if missing is not None and missing.any():
+            if reason is None:
+                reason = np.zeros(len(nodes), dtype=np.int32)
+            reason[missing] = 1
+            open_ = ~missing if open_ is None else open_ & ~missing
+            if not open_.any():
+                break
         slot = current.slots[i] if current.slots else c.topology_key
         counts = current.keys[slot]
         self_match = 1 if c.selector.matches(pod.labels) else 0
         # minMatchNum: with fewer eligible domains than minDomains the global minimum is 0.
         minimum = 0 if current.domains.get(slot, 0) < c.min_domains else counts.paths[0][1]
-        skew = counts.counts[np.where(open_, column, 0)] + self_match - minimum
-        over = open_ & (skew > c.max_skew)
-        codes[over] = Code.UNSCHEDULABLE
-        reason[over] = 2
-        open_ &= ~over
-    if open_.all():
+        # The skew per value, then per node (a node without the key, -1, reads the False
+        # appended past the values; it is not open anyway).
+        over = np.append(counts.counts + self_match - minimum > c.max_skew, False)[column]
+        if open_ is not None:
+            over &= open_
+        if over.any():
+            if reason is None:
+                reason = np.zeros(len(nodes), dtype=np.int32)
+            reason[over] = 2
+            open_ = ~over if open_ is None else open_ & ~over
+    if reason is None:
         return None
+    codes = _CODE_OF_REASON[reason]
     reasons = [(), (ERR_REASON_NODE_LABEL_NOT_MATCH,), (ERR_REASON_CONSTRAINTS_NOT_MATCH,)]
     return FilterResult(codes, reasons, reason)
