@@ -181,14 +181,15 @@ def walk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: 
     candidates it keeps, in walk order: ``dryRunPreemption``'s rule (:func:`_accepted`) stops it
     once at least one candidate violates no PDB and ``wanted`` were kept, and keeps at most
     ``wanted`` of each kind (when there is no PDB, later candidates of a chunk are not worked
-    out). A plugin's fault on a node the walk reaches goes to ``fault`` (which raises). Every node
-    visited that is no candidate adds its reasons to ``failures`` (when given; the reference adds
-    them in walk order, and only their counts are read): ``no_victims`` for a node without
-    lower-priority pods."""
+    out). A plugin's fault on a node the walk reaches goes to ``fault`` (which raises). When the
+    walk finds no candidate, every node visited adds its reasons to ``failures`` (when given; the
+    reference adds them in walk order, and only their counts are read; they are read only when
+    there is no candidate): ``no_victims`` for a node without lower-priority pods."""
     n = len(order)
     # Filtering more nodes than needed costs little; the reprieve is limited to what the walk takes.
     position, chunk = 0, max(64, 2 * wanted)
     kept: list[Found] = []
+    visited: list[tuple[_Chunk, int]] = []  # each chunk, and how many of its nodes the walk visited
     clean = violating = 0  # candidates kept so far, without and with PDB violations
     while position < n:
         part = order[position: position + chunk]
@@ -212,9 +213,7 @@ def walk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: 
                 failed = seen.faults[int(np.searchsorted(seen.positions, k))]
             fault(failed)
         if failures is not None:
-            last = len(part) if stop is None else stop
-            failures.extend(no_victims for k in range(last) if not seen.has_lower[k])
-            failures.extend(status.reasons for k, status in seen.failed.items() if k < last)
+            visited.append((seen, len(part) if stop is None else stop))
         if seen.found is not None and len(taken):
             kept.append(seen.found if len(taken) == len(seen.found) else seen.found.take(taken))
         if stop is not None:
@@ -223,7 +222,13 @@ def walk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: 
         # As the cycle's filtering chunks (Scheduler._next_chunk): more when few were candidates.
         found = clean + violating
         chunk = 1 << 62 if not found else max(2 * chunk, -(-(wanted - found) * position // found))
-    return Found.joined(kept) if kept else Found.empty()
+    if kept:
+        return Found.joined(kept)
+    if failures is not None:  # read only when the walk found no candidate
+        for seen, last in visited:
+            failures.extend(no_victims for k in range(last) if not seen.has_lower[k])
+            failures.extend(status.reasons for k, status in seen.failed.items() if k < last)
+    return Found.empty()
 
 
 def _accepted(violates: np.ndarray, clean: int, violating: int,
