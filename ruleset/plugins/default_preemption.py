@@ -296,6 +296,8 @@ class DefaultPreemption(Plugin):
         # Read once: the hook itself carries no version check.
         self._messages = self.handle.target.has(STATUS_MESSAGE)
         self._only_unschedulable = self.handle.target.has(ONLY_UNSCHEDULABLE)
+        #: Candidates per node visited in the last bulk walk (sizes the next walk's first chunk).
+        self._walk_hint = [0.5]
 
     @classmethod
     def validate_args(cls, args: DefaultPreemptionArgs) -> list[ArgError]:
@@ -432,7 +434,7 @@ class DefaultPreemption(Plugin):
         found = bulk.walk(framework, steps, state, pod, snapshot,
                           np.concatenate((potential[offset:], potential[:offset])), pdbs, allowed,
                           NominatedRoom.of(state, snapshot, self.handle.nominator, pod), wanted, fault,
-                          failures, (NO_VICTIMS,))
+                          failures, (NO_VICTIMS,), self._walk_hint)
         # Non-violating first, then violating, each in node order (the walk's order when offset is 0).
         position = np.empty(snapshot.num_nodes, dtype=np.intp)
         position[potential] = np.arange(len(potential))

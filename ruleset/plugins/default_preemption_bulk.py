@@ -176,7 +176,7 @@ class _Sums:
 def walk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: Pod, snapshot: Snapshot,
          order: np.ndarray, pdbs: list, allowed: list[int], room: NominatedRoom, wanted: int,
          fault: Callable[[Status], None], failures: list[tuple[str, ...]] | None,
-         no_victims: tuple[str, ...]) -> Found:
+         no_victims: tuple[str, ...], hint: list[float] | None = None) -> Found:
     """Visit the nodes of ``order`` in chunks, as the reference walk does, and return the
     candidates it keeps, in walk order: ``dryRunPreemption``'s rule (:func:`_accepted`) stops it
     once at least one candidate violates no PDB and ``wanted`` were kept, and keeps at most
@@ -184,10 +184,15 @@ def walk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: 
     out). A plugin's fault on a node the walk reaches goes to ``fault`` (which raises). When the
     walk finds no candidate, every node visited adds its reasons to ``failures`` (when given; the
     reference adds them in walk order, and only their counts are read; they are read only when
-    there is no candidate): ``no_victims`` for a node without lower-priority pods."""
+    there is no candidate): ``no_victims`` for a node without lower-priority pods.
+
+    ``hint`` (one number, read and updated): the candidates per node visited in the plugin's last
+    walk, which sizes the first chunk (results never depend on chunk sizes)."""
     n = len(order)
     # Filtering more nodes than needed costs little; the reprieve is limited to what the walk takes.
     position, chunk = 0, max(64, 2 * wanted)
+    if hint:
+        chunk = n if not hint[0] else max(64, int(wanted / hint[0] * 1.1) + 1)
     kept: list[Found] = []
     visited: list[tuple[_Chunk, int]] = []  # each chunk, and how many of its nodes the walk visited
     clean = violating = 0  # candidates kept so far, without and with PDB violations
@@ -217,11 +222,14 @@ def walk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: 
         if seen.found is not None and len(taken):
             kept.append(seen.found if len(taken) == len(seen.found) else seen.found.take(taken))
         if stop is not None:
+            position += stop + 1
             break
         position += len(part)
         # As the cycle's filtering chunks (Scheduler._next_chunk): more when few were candidates.
         found = clean + violating
         chunk = 1 << 62 if not found else max(2 * chunk, -(-(wanted - found) * position // found))
+    if hint:
+        hint[0] = (clean + violating) / max(position, 1)
     if kept:
         return Found.joined(kept)
     if failures is not None:  # read only when the walk found no candidate
@@ -361,13 +369,18 @@ def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, 
     resource_steps = [s for s in steps if s.with_columns is not None]
     faults: dict[int, Status] = {}
     faulted = np.zeros(len(candidates), dtype=bool)
+    # Without nominated pods on any candidate, the two passes' sums agree there: keep one.
+    both = bool(nominated[candidates].any())
+    if not both:
+        removed = with_nominated
     for j in range(longest):
         active = np.flatnonzero((lengths > j) & ~faulted)
         if not len(active):
             break
         at = candidates[active]
         back = {name: column[matrix[active, j]] for name, column in requests.items()}
-        removed.add(at, back, +1)
+        if both:
+            removed.add(at, back, +1)
         with_nominated.add(at, back, +1)
         if not resource_steps:
             continue
@@ -382,8 +395,10 @@ def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, 
         taken = np.flatnonzero(~ok)
         if not len(taken):
             continue
-        removed.add(at[taken], {name: values[taken] for name, values in back.items()}, -1)
-        with_nominated.add(at[taken], {name: values[taken] for name, values in back.items()}, -1)
+        taken_back = {name: values[taken] for name, values in back.items()}
+        if both:
+            removed.add(at[taken], taken_back, -1)
+        with_nominated.add(at[taken], taken_back, -1)
         victim[active[taken], j] = True
     in_pdb = np.arange(longest) < violates[:, None]
     violations = (victim & in_pdb).sum(axis=1)
