@@ -600,15 +600,21 @@ class Framework:
             # One Status per distinct (code, reasons) the plugin gave, shared by its nodes.
             width = len(result.reasons) + 1
             outcome = result.codes[where].astype(np.int64) * width + result.reason_index[where]
-            distinct, inverse = np.unique(outcome, return_inverse=True)
-            for k, key in enumerate(distinct.tolist()):
+            lowest = int(outcome.min())
+            if lowest == int(outcome.max()):  # the usual case: one status for every failing node
+                groups = [(lowest, remaining[where])]
+            else:
+                distinct, inverse = np.unique(outcome, return_inverse=True)
+                inverse = inverse.reshape(-1)
+                groups = [(key, remaining[where[inverse == k]]) for k, key in enumerate(distinct.tolist())]
+            for key, positions in groups:
                 code, slot = divmod(key, width)
                 reasons = result.reasons[slot]
                 if code != _UNSCHEDULABLE and code != _UNRESOLVABLE:
                     status = _filter_error(step, pod, ", ".join(reasons))
                 else:
                     status = Status(_CODE_OF[code], reasons, step.plugin, step.package)
-                failed.set(remaining[where[inverse.reshape(-1) == k]], status)
+                failed.set(positions, status)
             remaining = remaining[~fail]
         return failed.which < 0, failed
 
