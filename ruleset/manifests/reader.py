@@ -181,7 +181,11 @@ def _collect(documents: Iterable[tuple[int, Any]], file: str | None, problems: l
              api_checks: bool, role: str) -> Cluster:
     cluster = Cluster()
     for index, doc in documents:
-        for kind, raw in _objects(doc):
+        # One object per document, as a multi-document stream holds them: what _objects would
+        # yield, without its generator (about 3 us a document, 0.15 s for a 55,000-document dump).
+        own = doc.get("kind") if isinstance(doc, dict) else None
+        one = own and not (isinstance(doc.get("items"), list) and str(own).endswith("List"))
+        for kind, raw in ((own, doc),) if one else _objects(doc):
             if not isinstance(raw, dict):
                 ctx = DecodeContext(file=file, document=index, api_checks=api_checks)
                 ctx.fail("", f"expected a Kubernetes object, got {type(raw).__name__}")
