@@ -60,6 +60,7 @@ _EXPORTS = {
     "OTHER_PODS_ANY": "ruleset.framework.plugin",
     "NodeColumns": "ruleset.framework.dependence",
     "NominatedRoom": "ruleset.framework.dependence",
+    "ROOM_PODS": "ruleset.framework.dependence",
     "fast_paths": "ruleset.framework.dependence",
     "reference_path": "ruleset.framework.dependence",
     "ProfileView": "ruleset.framework.plugin",
@@ -88,7 +89,7 @@ __all__ = [
     "OTHER_PODS_IGNORED", "PLUGIN_API_VERSION", "PRIORITY_ORDER", "ArgError", "Code", "CycleState",
     "FilterResult", "Handle", "KubeVersion", "NodeColumns", "NodeInfo", "NodeSet", "NodeStatuses",
     "NominatedRoom", "PerNodeFilter", "PerNodeScore", "Plugin", "PostFilterResult", "ProfileView",
-    "QueuedPodInfo", "Snapshot",
+    "QueuedPodInfo", "ROOM_PODS", "Snapshot",
     "StateNotFound", "Status", "Switch", "Target", "WaitingPod", "arg_field", "fast_paths", "hookimpl",
     "hookspec", "reference_path", "switch"
 ]

@@ -16,7 +16,11 @@ say, per pod, that a faster answer is just as exact (:meth:`ruleset.Plugin.other
   columns)``, the Filter hook reading those sums from a :class:`NodeColumns` instead of the
   snapshot, and has no AddPod/RemovePod extension. (NodeResourcesFit.) It may also implement
   ``passes_with_columns(state, pod, nodes, columns)``: only whether each node passes (a bool
-  array), asked where no reasons are read (preemption's reprieve).
+  array), asked where no reasons are read; and ``room_with_columns(state, pod, nodes,
+  columns)``, when its verdict is "what is added to the sums stays within a room": per
+  resource name (and :data:`ROOM_PODS`), an int64 array of the most that may be added with the
+  node still passing, or None to decline. Preemption's reprieve then puts pods back by
+  arithmetic instead of asking the plugin once per pod.
 * :data:`OTHER_PODS_ANY` (the default): anything else; every what-if runs the reference path.
 
 The fast paths run only when every Filter plugin of the profile answers one of the first two.
@@ -38,8 +42,11 @@ from ruleset.framework.plugin import OTHER_PODS_ANY, OTHER_PODS_AS_RESOURCES, OT
 from ruleset.quantity import wrap_int64
 from ruleset.snapshot import Snapshot
 
-__all__ = ["OTHER_PODS_ANY", "OTHER_PODS_AS_RESOURCES", "OTHER_PODS_IGNORED", "NodeColumns", "NominatedRoom",
-           "fast_paths", "reference_path"]
+__all__ = ["OTHER_PODS_ANY", "OTHER_PODS_AS_RESOURCES", "OTHER_PODS_IGNORED", "ROOM_PODS", "NodeColumns",
+           "NominatedRoom", "fast_paths", "reference_path"]
+
+#: The name of the pod count in a ``room_with_columns`` answer.
+ROOM_PODS = ":pods"
 
 #: Set (to anything but "" or "0") to run every what-if on the reference path, e.g. to
 #: cross-check a result: ``RULESET_REFERENCE_PATH=1 ruleset schedule ...``.

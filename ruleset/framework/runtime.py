@@ -160,6 +160,8 @@ class WhatIfStep:
     step: Step
     with_columns: Callable[..., Any] | None
     passes: Callable[..., Any] | None = None
+    #: Its optional ``room_with_columns`` (:meth:`Framework.room_what_if`).
+    room: Callable[..., Any] | None = None
 
 
 class WhatIfFailures:
@@ -535,8 +537,11 @@ class Framework:
             with_columns = getattr(getattr(step.function, "__self__", None), "filter_with_columns", None)
             if kind != OTHER_PODS_AS_RESOURCES or not callable(with_columns):
                 return None
-            passes = getattr(getattr(step.function, "__self__", None), "passes_with_columns", None)
-            steps.append(WhatIfStep(step, with_columns, passes if callable(passes) else None))
+            owner = getattr(step.function, "__self__", None)
+            passes = getattr(owner, "passes_with_columns", None)
+            room = getattr(owner, "room_with_columns", None)
+            steps.append(WhatIfStep(step, with_columns, passes if callable(passes) else None,
+                                    room if callable(room) else None))
         for hook in ("ruleset_pre_filter_add_pod", "ruleset_pre_filter_remove_pod"):
             for step in self.tables[hook]:
                 if not (skip and step.plugin in skip) and answer(step) != OTHER_PODS_IGNORED:
@@ -617,6 +622,35 @@ class Framework:
                 failed.set(positions, status)
             remaining = remaining[~fail]
         return failed.which < 0, failed
+
+    def room_what_if(self, state: CycleState, pod: Pod, steps: list[WhatIfStep], snapshot: Snapshot,
+                     nodes: np.ndarray, columns: NodeColumns) -> dict[str, np.ndarray] | None:
+        """How much each node's sums may still grow with the pod passing every step that reads them:
+        per resource (and :data:`ROOM_PODS` for the pod count), the most that may be added, the
+        smallest over the steps' ``room_with_columns``. A node then passes those steps exactly
+        when what is added stays within its room for every name. None when some step has no
+        such answer, declines (None), faults or answers malformed: the caller asks step by step
+        (:meth:`filter_what_if`), which reports a fault."""
+        n = len(nodes)
+        rooms: dict[str, np.ndarray] = {}
+        subset = NodeSet(snapshot, nodes)
+        for what_if in steps:
+            if what_if.with_columns is None:
+                continue
+            if what_if.room is None:
+                return None
+            try:
+                room = what_if.room(state, pod, subset, columns)
+            except _FAULTS:
+                return None
+            if not isinstance(room, dict):
+                return None
+            for name, values in room.items():
+                if (not isinstance(name, str) or type(values) is not np.ndarray or values.dtype != _INT64
+                        or values.shape != (n,)):
+                    return None
+                rooms[name] = values if name not in rooms else np.minimum(rooms[name], values)
+        return rooms
 
     def worth_retrying(self, pod: Pod, placed: Pod) -> bool:
         """Whether ``placed`` landing on a node may let the parked ``pod`` fit: a queueing hint

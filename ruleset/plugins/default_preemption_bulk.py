@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ruleset import CycleState, NodeColumns, NominatedRoom, Snapshot, Status
+from ruleset import ROOM_PODS, CycleState, NodeColumns, NominatedRoom, Snapshot, Status
 from ruleset.api.pod import Pod
 from ruleset.snapshot.pdb import filter_pods_with_pdb_violation
 
@@ -373,6 +373,11 @@ def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, 
     both = bool(nominated[candidates].any())
     if not both:
         removed = with_nominated
+    rooms = _rooms(framework, resource_steps, state, pod, snapshot, nodes, candidates, with_nominated,
+                   removed, both)
+    if rooms is not None:
+        _reprieve_by_room(rooms, nominated[candidates], requests, matrix, lengths, victim)
+        longest = 0  # done: the loop below asks the plugins step by step otherwise
     for j in range(longest):
         active = np.flatnonzero((lengths > j) & ~faulted)
         if not len(active):
@@ -400,11 +405,64 @@ def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, 
             removed.add(at[taken], taken_back, -1)
         with_nominated.add(at[taken], taken_back, -1)
         victim[active[taken], j] = True
-    in_pdb = np.arange(longest) < violates[:, None]
+    in_pdb = np.arange(victim.shape[1]) < violates[:, None]
     violations = (victim & in_pdb).sum(axis=1)
     first, total, count, earliest = _rankings(table, matrix, victim)
     return Found(nodes[candidates], violations, first, total, count, earliest, matrix[victim],
                  np.cumsum(count)), faults
+
+
+def _rooms(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: Pod, snapshot: Snapshot,
+           nodes: np.ndarray, candidates: np.ndarray, with_nominated: _Sums, removed: _Sums,
+           both: bool) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None] | None:
+    """The candidates' rooms (:meth:`Framework.room_what_if`) with the nominated pods and, when
+    some candidate holds nominated pods, without them; None when a resource step gives none."""
+    if not steps:
+        return None
+    at = nodes[candidates]
+    with_them = framework.room_what_if(state, pod, steps, snapshot, at,
+                                       with_nominated.columns(snapshot, at, candidates))
+    if with_them is None or not both:
+        return None if with_them is None else (with_them, None)
+    without = framework.room_what_if(state, pod, steps, snapshot, at,
+                                     removed.columns(snapshot, at, candidates))
+    return None if without is None else (with_them, without)
+
+
+def _reprieve_by_room(rooms: tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None],
+                      nominated: np.ndarray, requests: dict[str, np.ndarray], matrix: np.ndarray,
+                      lengths: np.ndarray, victim: np.ndarray) -> None:
+    """The reprieve loop when the resource steps gave rooms: putting back each candidate's ``j``-th
+    pod keeps it when what was put back, plus it, stays within every room (both rooms on a node
+    holding nominated pods: the two passes); else it is a victim (marked in ``victim``)."""
+    with_them, without = rooms
+    names = {name for room in (with_them, without or {}) for name in room if name != ROOM_PODS}
+    added = {name: np.zeros(len(lengths), dtype=np.int64) for name in names}
+    added_count = np.zeros(len(lengths), dtype=np.int64)
+    for j in range(matrix.shape[1]):
+        active = np.flatnonzero(lengths > j)
+        if not len(active):
+            break
+        rows = matrix[active, j]
+        trial = {name: added[name][active] + requests[name][rows] if name in requests else added[name][active]
+                 for name in names}
+        trial_count = added_count[active] + 1
+        ok = _within(with_them, active, trial, trial_count)
+        if without is not None:
+            ok &= ~nominated[active] | _within(without, active, trial, trial_count)
+        kept = active[ok]
+        for name in names:
+            added[name][kept] = trial[name][ok]
+        added_count[kept] += 1
+        victim[active[~ok], j] = True
+
+
+def _within(room: dict[str, np.ndarray], active: np.ndarray, trial: dict[str, np.ndarray],
+            trial_count: np.ndarray) -> np.ndarray:
+    ok = np.ones(len(active), dtype=bool)
+    for name, values in room.items():
+        ok &= (trial_count if name == ROOM_PODS else trial[name]) <= values[active]
+    return ok
 
 
 def _rankings(table: Any, matrix: np.ndarray,

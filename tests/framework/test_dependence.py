@@ -255,3 +255,78 @@ def test_a_malformed_passes_with_columns_is_the_plugins_fault() -> None:
     # With reasons asked for, filter_with_columns answers (every node passes).
     assert framework.filter_what_if(state, p, steps, snapshot, nodes, NodeColumns(snapshot, nodes))[0].tolist() \
         == [True, True]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fit_room_with_columns_agrees_with_passes(seed: int) -> None:
+    """A node passes NodeResourcesFit with ``added`` more requested (and ``k`` more pods) exactly
+    when every added amount stays within ``room_with_columns``' room; huge sums decline (None)."""
+    from ruleset import ROOM_PODS
+    from ruleset.config import PluginConfig, Profile
+    from ruleset.framework.cycle_state import CycleState
+    from ruleset.framework.plugin import Handle
+    from ruleset.framework.runtime import Framework
+    from ruleset.pluginmanager import load_registry
+    from ruleset.snapshot import NodeSet
+
+    rng = random.Random(seed)
+    nodes = [make_node(f"n{i}", cpu=rng.choice(["1", "2", "4"]), memory=rng.choice(["1Gi", "4Gi"]),
+                       pods=rng.choice(["2", "3", "110"])) for i in range(10)]
+    running = [make_pod(f"r{k}", node_name=f"n{rng.randrange(10)}",
+                        containers=[container({"cpu": rng.choice(["100m", "900m"]), "memory": "256Mi"})])
+               for k in range(15)]
+    snapshot = build_cluster([*nodes, *running]).snapshot
+    framework = Framework(Profile(name="t", plugins=[PluginConfig(name="NodeResourcesFit")],
+                                  kubernetes_version="1.34"), load_registry(), Handle(snapshot))
+    fit = framework.plugins["NodeResourcesFit"]
+    indices = np.arange(10)
+    p = decode(make_pod("p", containers=[container({"cpu": "1", "memory": "1Gi"})]))
+    state = CycleState()
+    fit.ruleset_pre_filter(state, p, snapshot)
+    base = NodeColumns(snapshot, indices, {"cpu": np.array([-rng.choice([0, 900]) for _ in indices])},
+                       np.zeros(10, dtype=np.int64))
+    rooms = fit.room_with_columns(state, p, NodeSet(snapshot, indices), base)
+    # (from 1.28 a resource asked at 0, here ephemeral-storage, is not checked)
+    assert rooms is not None and set(rooms) == {ROOM_PODS, "cpu", "memory"}
+    for _ in range(20):
+        added = {"cpu": np.array([rng.choice([0, 100, 900, 2000]) for _ in indices]),
+                 "memory": np.array([rng.choice([0, 2**28, 2**31]) for _ in indices])}
+        more = np.array([rng.choice([0, 1, 2]) for _ in indices])
+        after = NodeColumns(snapshot, indices, {"cpu": base.requested("cpu") - snapshot.requested("cpu")
+                                                + added["cpu"], "memory": added["memory"]}, more)
+        expected = fit.passes_with_columns(state, p, NodeSet(snapshot, indices), after).tolist()
+        within = ((added["cpu"] <= rooms["cpu"]) & (added["memory"] <= rooms["memory"])
+                  & (more <= rooms[ROOM_PODS]))
+        assert within.tolist() == expected
+    huge = NodeColumns(snapshot, indices, {"memory": np.full(10, 2**62)}, np.zeros(10, dtype=np.int64))
+    assert fit.room_with_columns(state, p, NodeSet(snapshot, indices), huge) is None
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    (RuntimeError("no room"), None),
+    ({"cpu": [1, 2]}, None),                                    # not an int64 array
+    ({"cpu": np.array([1, 2, 3])}, None),                       # not one per node
+    ("cpu", None),                                              # not a mapping
+    ({"cpu": np.array([5, 6]), ":pods": np.array([1, 0])}, {"cpu": [5, 6], ":pods": [1, 0]}),
+], ids=["raises", "list", "length", "not-a-dict", "well-formed"])
+def test_room_what_if_declines_what_it_cannot_use(answer: Any, expected: Any) -> None:
+    from ruleset.framework.cycle_state import CycleState
+    from tests.factories import framework_for, registry_with
+
+    class Room(BrokenPasses):
+        name = "Room"
+
+        def room_with_columns(self, state: Any, pod: Any, nodes: Any, columns: Any) -> Any:
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
+
+    snapshot = build_cluster([make_node("a"), make_node("b")]).snapshot
+    framework = framework_for(["Room"], registry_with(Room), snapshot=snapshot)
+    p = decode(make_pod("p"))
+    state = CycleState()
+    steps = framework.what_if_steps(state, p)
+    assert steps is not None
+    nodes = np.array([0, 1])
+    rooms = framework.room_what_if(state, p, steps, snapshot, nodes, NodeColumns(snapshot, nodes))
+    assert (None if rooms is None else {k: v.tolist() for k, v in rooms.items()}) == expected

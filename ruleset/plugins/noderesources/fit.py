@@ -31,6 +31,7 @@ import numpy as np
 
 from ruleset import (
     OTHER_PODS_AS_RESOURCES,
+    ROOM_PODS,
     ArgError,
     Code,
     CycleState,
@@ -255,6 +256,30 @@ class NodeResourcesFit(Plugin):
             passing = ~fails if passing is None else passing & ~fails
         assert passing is not None
         return passing
+
+
+    def room_with_columns(self, state: CycleState, pod: Pod, nodes: NodeSet,
+                          columns: NodeColumns) -> dict[str, np.ndarray] | None:
+        """How much each node's sums may grow with the pod still passing: ``wanted > allocatable -
+        (requested + added)`` fails exactly when ``added > allocatable - requested - wanted``, and
+        the pod count likewise. None (ask :meth:`passes_with_columns` instead) where a sum could
+        reach int64's limits, whose wrapping that rearrangement would not follow."""
+        fit: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
+        if fit is None:
+            return None
+        count, allowed = columns.pod_count, columns.allowed_pods
+        rooms = {ROOM_PODS: allowed - count - 1}
+        bound = 1 << 60
+        if len(count) and (np.abs(count).max() >= bound or np.abs(allowed).max() >= bound):
+            return None
+        for _, name, wanted in fit.checks:
+            allocatable, requested = columns.allocatable(name), columns.requested(name)
+            if abs(wanted) >= bound or (len(requested) and (np.abs(allocatable).max() >= bound
+                                                            or np.abs(requested).max() >= bound)):
+                return None
+            room = allocatable - requested - wanted
+            rooms[name] = room if name not in rooms else np.minimum(rooms[name], room)
+        return rooms
 
 
 class _Sums(Protocol):
