@@ -91,7 +91,9 @@ SKIPPED: dict[str, str] = {
     "python bench/run.py --scale small":
         "the benchmark suite takes minutes; tests/bench/test_reference_path.py runs every workload at a tiny size",
     "python bench/run.py --scale full":
-        "the benchmark suite at upstream's sizes takes about 7 minutes; the figures below are its output",
+        "the benchmark suite at upstream's sizes takes about 7 minutes",
+    "python bench/run.py --scale full --repeat 3":
+        "the benchmark suite at upstream's sizes, best of 3, takes about 15 minutes; README's table is its output",
     "kubectl get nodes,pods,services,replicasets,statefulsets,pdb,priorityclasses,pvc,pv,storageclass,csinode,"
     "csidriver,csistoragecapacity -A -o yaml > cluster.yaml":
         "needs a live cluster; cluster.yaml is a copy of the bundled demo cluster instead",
