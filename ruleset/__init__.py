@@ -86,12 +86,11 @@ _EXPORTS = {
 
 __all__ = [
     "MAX_NODE_SCORE", "MAX_TOTAL_SCORE", "MIN_NODE_SCORE", "OTHER_PODS_ANY", "OTHER_PODS_AS_RESOURCES",
-    "OTHER_PODS_IGNORED", "PLUGIN_API_VERSION", "PRIORITY_ORDER", "ArgError", "Code", "CycleState",
-    "FilterResult", "Handle", "KubeVersion", "NodeColumns", "NodeInfo", "NodeSet", "NodeStatuses",
-    "NominatedRoom", "PerNodeFilter", "PerNodeScore", "Plugin", "PostFilterResult", "ProfileView",
-    "QueuedPodInfo", "ROOM_PODS", "Snapshot",
-    "StateNotFound", "Status", "Switch", "Target", "WaitingPod", "arg_field", "fast_paths", "hookimpl",
-    "hookspec", "reference_path", "switch"
+    "OTHER_PODS_IGNORED", "PLUGIN_API_VERSION", "PRIORITY_ORDER", "ROOM_PODS", "ArgError", "Code",
+    "CycleState", "FilterResult", "Handle", "KubeVersion", "NodeColumns", "NodeInfo", "NodeSet",
+    "NodeStatuses", "NominatedRoom", "PerNodeFilter", "PerNodeScore", "Plugin", "PostFilterResult",
+    "ProfileView", "QueuedPodInfo", "Snapshot", "StateNotFound", "Status", "Switch", "Target", "WaitingPod",
+    "arg_field", "fast_paths", "hookimpl", "hookspec", "reference_path", "switch"
 ]
 
 
