@@ -7,7 +7,7 @@ wrap around as Go's ``+=`` on ``framework.Resource``'s int64 fields does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -241,6 +241,17 @@ def _shape(pod: Pod) -> tuple:
             tuple(pod.pod_requests.items()) if pod.pod_requests else ())
 
 
+def _by_shape(accounting: Accounting, what: str, pod: Pod, compute: Callable[[Pod], Any]) -> Any:
+    """``compute(pod)``, worked out once per accounting, question and shape of pod."""
+    key = (accounting, what, _shape(pod))
+    known = _BY_SHAPE.get(key)
+    if known is None:
+        known = compute(pod)
+        if len(_BY_SHAPE) < _SHAPES:
+            _BY_SHAPE[key] = known
+    return known
+
+
 def _resource_of(requests: Mapping[str, Fraction]) -> dict[str, int]:
     """``Resource.Add`` of one list into an empty Resource: each tracked quantity rounded once."""
     out: dict[str, int] = {}
@@ -270,12 +281,7 @@ class Accounting:
     def requests(self, pod: Pod) -> dict[str, int]:
         """``Requested`` of the pod (NodeResourcesFit's ``computePodResourceRequest``, the
         node's ``calculateResource``), CPU in millicores."""
-        key = (self, "requests", _shape(pod))
-        known = _BY_SHAPE.get(key)
-        if known is None:
-            known = self._requests(pod)
-            if len(_BY_SHAPE) < _SHAPES:
-                _BY_SHAPE[key] = known
+        known: dict[str, int] = _by_shape(self, "requests", pod, self._requests)
         return dict(known)  # each pod its own dict: the cached one is never handed out
 
     def _requests(self, pod: Pod) -> dict[str, int]:
@@ -285,12 +291,7 @@ class Accounting:
 
     def non_zero_requests(self, pod: Pod) -> tuple[int, int]:
         """``(Non0CPU, Non0Mem)`` the node's ``NonZeroRequested`` counts."""
-        key = (self, "non-zero", _shape(pod))
-        known = _BY_SHAPE.get(key)
-        if known is None:
-            known = self._non_zero_requests(pod)
-            if len(_BY_SHAPE) < _SHAPES:
-                _BY_SHAPE[key] = known
+        known: tuple[int, int] = _by_shape(self, "non-zero", pod, self._non_zero_requests)
         return known
 
     def _non_zero_requests(self, pod: Pod) -> tuple[int, int]:

@@ -179,28 +179,34 @@ def test_reference_path_switch(monkeypatch):
     assert dependence.REFERENCE_ENV == "RULESET_REFERENCE_PATH"
 
 
+def _fit_on_random_nodes(rng: random.Random, nodes: int, pods: int, version: str) -> tuple[Any, Any]:
+    """A snapshot of ``nodes`` random nodes running ``pods`` pods, and NodeResourcesFit over it."""
+    from ruleset.config import PluginConfig, Profile
+    from ruleset.framework.plugin import Handle
+    from ruleset.framework.runtime import Framework
+    from ruleset.pluginmanager import load_registry
+
+    made = [make_node(f"n{i}", cpu=rng.choice(["1", "2", "4"]), memory=rng.choice(["1Gi", "4Gi"]),
+                      pods=rng.choice(["2", "3", "110"])) for i in range(nodes)]
+    running = [make_pod(f"r{k}", node_name=f"n{rng.randrange(nodes)}",
+                        containers=[container({"cpu": rng.choice(["100m", "900m"]), "memory": "256Mi"})])
+               for k in range(pods)]
+    snapshot = build_cluster([*made, *running]).snapshot
+    framework = Framework(Profile(name="t", plugins=[PluginConfig(name="NodeResourcesFit")],
+                                  kubernetes_version=version), load_registry(), Handle(snapshot))
+    return snapshot, framework.plugins["NodeResourcesFit"]
+
+
 @pytest.mark.parametrize("version", ["1.20", "1.34"])  # 1.34: some failures UnschedulableAndUnresolvable
 @pytest.mark.parametrize("seed", range(6))
 def test_fit_passes_with_columns_is_filter_with_columns_passing(seed: int, version: str) -> None:
     """NodeResourcesFit's ``passes_with_columns`` (used where only pass or fail is asked) says a
     node passes exactly where ``filter_with_columns`` gives it Success, deltas wrapping included."""
-    from ruleset.config import PluginConfig, Profile
     from ruleset.framework.cycle_state import CycleState
-    from ruleset.framework.plugin import Handle
-    from ruleset.framework.runtime import Framework
-    from ruleset.pluginmanager import load_registry
     from ruleset.snapshot import NodeSet
 
     rng = random.Random(seed)
-    nodes = [make_node(f"n{i}", cpu=rng.choice(["1", "2", "4"]), memory=rng.choice(["1Gi", "4Gi"]),
-                       pods=rng.choice(["2", "3", "110"])) for i in range(12)]
-    running = [make_pod(f"r{k}", node_name=f"n{rng.randrange(12)}",
-                        containers=[container({"cpu": rng.choice(["100m", "900m"]), "memory": "256Mi"})])
-               for k in range(20)]
-    snapshot = build_cluster([*nodes, *running]).snapshot
-    framework = Framework(Profile(name="t", plugins=[PluginConfig(name="NodeResourcesFit")],
-                                  kubernetes_version=version), load_registry(), Handle(snapshot))
-    fit = framework.plugins["NodeResourcesFit"]
+    snapshot, fit = _fit_on_random_nodes(rng, 12, 20, version)
     indices = np.array(rng.sample(range(12), 9))
     for _ in range(10):
         p = decode(make_pod("p", containers=[container({"cpu": rng.choice(["500m", "1", "3"]),
@@ -262,23 +268,11 @@ def test_fit_room_with_columns_agrees_with_passes(seed: int) -> None:
     """A node passes NodeResourcesFit with ``added`` more requested (and ``k`` more pods) exactly
     when every added amount stays within ``room_with_columns``' room; huge sums decline (None)."""
     from ruleset import ROOM_PODS
-    from ruleset.config import PluginConfig, Profile
     from ruleset.framework.cycle_state import CycleState
-    from ruleset.framework.plugin import Handle
-    from ruleset.framework.runtime import Framework
-    from ruleset.pluginmanager import load_registry
     from ruleset.snapshot import NodeSet
 
     rng = random.Random(seed)
-    nodes = [make_node(f"n{i}", cpu=rng.choice(["1", "2", "4"]), memory=rng.choice(["1Gi", "4Gi"]),
-                       pods=rng.choice(["2", "3", "110"])) for i in range(10)]
-    running = [make_pod(f"r{k}", node_name=f"n{rng.randrange(10)}",
-                        containers=[container({"cpu": rng.choice(["100m", "900m"]), "memory": "256Mi"})])
-               for k in range(15)]
-    snapshot = build_cluster([*nodes, *running]).snapshot
-    framework = Framework(Profile(name="t", plugins=[PluginConfig(name="NodeResourcesFit")],
-                                  kubernetes_version="1.34"), load_registry(), Handle(snapshot))
-    fit = framework.plugins["NodeResourcesFit"]
+    snapshot, fit = _fit_on_random_nodes(rng, 10, 15, "1.34")
     indices = np.arange(10)
     p = decode(make_pod("p", containers=[container({"cpu": "1", "memory": "1Gi"})]))
     state = CycleState()

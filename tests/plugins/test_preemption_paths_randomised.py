@@ -110,10 +110,15 @@ def run(manifests: list[Manifest], profile: str) -> tuple[Any, ...]:
 @pytest.mark.parametrize("seed", range(12))
 def test_bulk_and_reference_paths_agree(tmp_path: Path, seed: int, version: str, percentage: int,
                                         absolute: int) -> None:
+    assert_paths_agree(tmp_path, cluster(seed), version, percentage, absolute)
+
+
+def assert_paths_agree(tmp_path: Path, manifests: list[Manifest], version: str, percentage: int,
+                       absolute: int) -> None:
+    """The same run of ``manifests`` on the bulk paths and on the reference path."""
     base = "default-1.20" if version == "1.20" else "default"
     path = tmp_path / "profile.toml"
     path.write_text(PROFILE.format(base=base, version=version, percentage=percentage, absolute=absolute))
-    manifests = cluster(seed)
     with reference_path(False):
         bulk = run(manifests, str(path))
     with reference_path():
@@ -167,15 +172,7 @@ def constrained(seed: int) -> list[Manifest]:
 @pytest.mark.parametrize("version", ["1.20", "1.34"])
 @pytest.mark.parametrize("seed", range(24))
 def test_bulk_and_reference_paths_agree_on_constrained_clusters(tmp_path: Path, seed: int, version: str) -> None:
-    path = tmp_path / "profile.toml"
-    path.write_text(PROFILE.format(base="default-1.20" if version == "1.20" else "default", version=version,
-                                   percentage=10, absolute=100))
-    manifests = constrained(seed)
-    with reference_path(False):
-        bulk = run(manifests, str(path))
-    with reference_path():
-        reference = run(manifests, str(path))
-    assert bulk == reference
+    assert_paths_agree(tmp_path, constrained(seed), version, 10, 100)
 
 
 def test_the_constrained_clusters_nominate_onto_rejected_nodes(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ import numpy as np
 
 from ruleset import Snapshot
 from ruleset.api.affinity import AffinityTerm
+from ruleset.plugins.helper.tracked_rows import TrackedRows
 from ruleset.plugins.interpodaffinity.terms import _table_matches
 from ruleset.snapshot import PodTable
 
@@ -45,62 +46,22 @@ def _rows_matching(terms: tuple[AffinityTerm, ...], table: PodTable, start: int,
     return sorted(out)
 
 
-class MatchedPods:
+class MatchedPods(TrackedRows):
     """Live assigned pods matching every one of ``terms``: per topology key of the terms, the count
     per node label value (``counts``, over the key's vocabulary) and the number of such pods on a
     node carrying the key (``landed``)."""
 
-    __slots__ = ("_members", "_node", "_size", "counts", "generation", "keys", "landed", "scanned", "terms")
+    __slots__ = ("counts", "keys", "landed", "terms")
 
     def __init__(self, terms: tuple[AffinityTerm, ...]) -> None:
+        super().__init__()
         self.terms = terms  # held, so that the ids keying this entry are never reused
         self.keys: list[str] = list(dict.fromkeys(t.topology_key for t in terms))
-        self.scanned = 0
-        self.generation = -1
-        self._size = 0
-        self._members = np.zeros(0, dtype=np.intp)
-        self._node = np.zeros(0, dtype=np.int32)
         self.counts: dict[str, np.ndarray] = {}
         self.landed: dict[str, int] = dict.fromkeys(self.keys, 0)
 
-    def update(self, snapshot: Snapshot) -> MatchedPods:
-        """Bring the counts up to date with ``snapshot``'s pod table."""
-        table = snapshot.pod_table
-        size = len(table)
-        if snapshot.generation == self.generation and size == self.scanned:
-            return self
-        # Each pod added, moved or removed advances the generation by at least one: when it
-        # advanced by exactly the number of rows appended since, no other row changed and only
-        # the new members need counting.
-        only_new = self.generation >= 0 and snapshot.generation - self.generation == size - self.scanned
-        first = self._size
-        if size > self.scanned:
-            new = _rows_matching(self.terms, table, self.scanned, size)
-            if new:
-                self._grow(new)
-            self.scanned = size
-        start = first if only_new else 0
-        if self._size > start:
-            members, counted = self._members[start: self._size], self._node[start: self._size]
-            now = table.node.take(members)
-            changed = np.flatnonzero(now != counted)
-            if len(changed):
-                self._move(snapshot, counted[changed], now[changed])
-                counted[changed] = now[changed]
-        self.generation = snapshot.generation
-        return self
-
-    def _grow(self, new: list[int]) -> None:
-        end = self._size + len(new)
-        if end > len(self._members):  # room to spare: a cycle's pod costs no copy of the others
-            room = max(end, 2 * len(self._members), 16)
-            members = np.zeros(room, dtype=np.intp)
-            members[: self._size] = self._members[: self._size]
-            node = np.full(room, -1, dtype=np.int32)
-            node[: self._size] = self._node[: self._size]
-            self._members, self._node = members, node
-        self._members[self._size: end] = new
-        self._size = end
+    def _new_rows(self, table: PodTable, start: int, end: int) -> list[int]:
+        return _rows_matching(self.terms, table, start, end)
 
     def _move(self, snapshot: Snapshot, before: np.ndarray, after: np.ndarray) -> None:
         for key in self.keys:
@@ -146,4 +107,5 @@ def matched_pods(snapshot: Snapshot, terms: tuple[AffinityTerm, ...]) -> Matched
         if len(remembered) >= MAX_REMEMBERED:
             return None
         entry = remembered[key] = MatchedPods(terms)
-    return entry.update(snapshot)
+    updated: MatchedPods = entry.update(snapshot)
+    return updated

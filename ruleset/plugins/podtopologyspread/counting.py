@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ruleset import Snapshot
+from ruleset.plugins.helper.tracked_rows import TrackedRows
 from ruleset.selector import Selector
 from ruleset.snapshot import PodTable
 
@@ -49,21 +50,16 @@ class Projection:
         np.add.at(self.counts, node_code[counted], per_node[counted])
 
 
-class MatchingPods:
+class MatchingPods(TrackedRows):
     """The rows of live, non-terminating pods in one namespace that one selector matches: the
     count per node, and per :class:`Projection` the count per value."""
 
-    __slots__ = ("_by_id", "_members", "_node", "_size", "generation", "namespace", "per_node", "projections",
-                 "scanned", "selector")
+    __slots__ = ("_by_id", "namespace", "per_node", "projections", "selector")
 
     def __init__(self, selector: Selector, namespace: int, num_nodes: int) -> None:
+        super().__init__()
         self.selector = selector
         self.namespace = namespace
-        self.scanned = 0
-        self.generation = -1
-        self._size = 0
-        self._members = np.zeros(0, dtype=np.intp)
-        self._node = np.zeros(0, dtype=np.int32)
         self.per_node = np.zeros(num_nodes, dtype=np.int64)
         self.projections: dict[tuple[str, bytes], Projection] = {}
         self._by_id: dict[tuple[str, int], tuple[np.ndarray, Projection]] = {}
@@ -88,45 +84,7 @@ class MatchingPods:
         matched[~by_table] = [self.selector.matches(pods[row].labels) for row in rows[~by_table].tolist()]
         return rows[matched]
 
-    def update(self, snapshot: Snapshot) -> MatchingPods:
-        table = snapshot.pod_table
-        size = len(table)
-        if snapshot.generation == self.generation and size == self.scanned:
-            return self
-        # Each pod added, moved or removed advances the generation by at least one: when it
-        # advanced by exactly the number of rows appended since, no other row changed and only
-        # the new members need counting.
-        only_new = self.generation >= 0 and snapshot.generation - self.generation == size - self.scanned
-        first = self._size
-        if size > self.scanned:
-            new = self._new_rows(table, self.scanned, size)
-            if len(new):
-                self._grow(new)
-            self.scanned = size
-        start = first if only_new else 0
-        if self._size > start:
-            members, counted = self._members[start: self._size], self._node[start: self._size]
-            now = table.node.take(members)
-            changed = np.flatnonzero(now != counted)
-            if len(changed):
-                self._move(counted[changed], now[changed])
-                counted[changed] = now[changed]
-        self.generation = snapshot.generation
-        return self
-
-    def _grow(self, new: np.ndarray | list[int]) -> None:
-        end = self._size + len(new)
-        if end > len(self._members):  # room to spare: a cycle's pod costs no copy of the others
-            room = max(end, 2 * len(self._members), 16)
-            members = np.zeros(room, dtype=np.intp)
-            members[: self._size] = self._members[: self._size]
-            node = np.full(room, -1, dtype=np.int32)
-            node[: self._size] = self._node[: self._size]
-            self._members, self._node = members, node
-        self._members[self._size: end] = new
-        self._size = end
-
-    def _move(self, before: np.ndarray, after: np.ndarray) -> None:
+    def _move(self, snapshot: Snapshot, before: np.ndarray, after: np.ndarray) -> None:
         if len(before) < _NUMPY_FROM:
             for nodes, sign in ((before.tolist(), -1), (after.tolist(), 1)):
                 for node in nodes:
@@ -186,4 +144,5 @@ def matching_pods(snapshot: Snapshot, selector: Selector, namespace: str) -> Mat
         if len(remembered) >= MAX_SELECTORS:
             return None
         found = remembered[(selector, code)] = MatchingPods(selector, code, snapshot.num_nodes)
-    return found.update(snapshot)
+    updated: MatchingPods = found.update(snapshot)
+    return updated
