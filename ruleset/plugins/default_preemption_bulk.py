@@ -279,7 +279,8 @@ def _chunk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod
     removed = _Sums({}, np.zeros(len(nodes), dtype=np.int64))
     # Rows grouped by node, then each group summed (int64, wrapping as the snapshot's sums do).
     order = np.argsort(at, kind="stable")
-    starts = np.flatnonzero(np.diff(at[order], prepend=-1))
+    sizes = lower_count[with_lower]
+    starts = np.cumsum(sizes) - sizes
     grouped = rows[order]
     for name, column in requests.items():
         values = column[grouped]
@@ -440,9 +441,11 @@ def _reprieve_by_room(rooms: tuple[dict[str, np.ndarray], dict[str, np.ndarray] 
     added = {name: np.zeros(len(lengths), dtype=np.int64) for name in names}
     added_count = np.zeros(len(lengths), dtype=np.int64)
     for j in range(matrix.shape[1]):
-        active = np.flatnonzero(lengths > j)
-        if not len(active):
+        positions = np.flatnonzero(lengths > j)
+        if not len(positions):
             break
+        # The usual case, every candidate still putting pods back: views instead of gathers.
+        active: np.ndarray | slice = slice(None) if len(positions) == len(lengths) else positions
         rows = matrix[active, j]
         trial = {name: added[name][active] + requests[name][rows] if name in requests else added[name][active]
                  for name in names}
@@ -450,16 +453,17 @@ def _reprieve_by_room(rooms: tuple[dict[str, np.ndarray], dict[str, np.ndarray] 
         ok = _within(with_them, active, trial, trial_count)
         if without is not None:
             ok &= ~nominated[active] | _within(without, active, trial, trial_count)
-        kept = active[ok]
+        # Over every candidate, masks select as well as positions do.
+        kept, lost = (ok, ~ok) if isinstance(active, slice) else (active[ok], active[~ok])
         for name in names:
             added[name][kept] = trial[name][ok]
         added_count[kept] += 1
-        victim[active[~ok], j] = True
+        victim[lost, j] = True
 
 
-def _within(room: dict[str, np.ndarray], active: np.ndarray, trial: dict[str, np.ndarray],
+def _within(room: dict[str, np.ndarray], active: np.ndarray | slice, trial: dict[str, np.ndarray],
             trial_count: np.ndarray) -> np.ndarray:
-    ok = np.ones(len(active), dtype=bool)
+    ok = np.ones(len(trial_count), dtype=bool)
     for name, values in room.items():
         ok &= (trial_count if name == ROOM_PODS else trial[name]) <= values[active]
     return ok
