@@ -655,10 +655,12 @@ def merges_a_duplicate_key(text: str) -> bool:
     documents (a key twice among the sources merged into one mapping, within one source or
     across two ``<<`` keys) are left out of the comparisons.
     """
+    documents = []
     try:
-        documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        for document in yaml.compose_all(text, Loader=yaml.SafeLoader):
+            documents.append(document)
     except yaml.YAMLError:
-        return False
+        pass  # the documents before a later one's syntax error are constructed first: they count
     stack = [d for d in documents if d is not None]
     seen: set[int] = set()
     while stack:
