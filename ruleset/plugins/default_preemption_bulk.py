@@ -37,6 +37,7 @@ import numpy as np
 
 from ruleset import ROOM_PODS, CycleState, NodeColumns, NominatedRoom, Snapshot, Status
 from ruleset.api.pod import Pod
+from ruleset.snapshot.chunks import first_chunk, next_chunk
 from ruleset.snapshot.pdb import filter_pods_with_pdb_violation
 
 #: ``pickOneNodeForPreemption`` offsets priorities by 2^31 so that negative ones add up.
@@ -192,7 +193,7 @@ def walk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: 
     # Filtering more nodes than needed costs little; the reprieve is limited to what the walk takes.
     position, chunk = 0, max(64, 2 * wanted)
     if hint:
-        chunk = n if not hint[0] else max(64, int(wanted / hint[0] * 1.1) + 1)
+        chunk = first_chunk(n, wanted, hint[0])
     kept: list[Found] = []
     visited: list[tuple[_Chunk, int]] = []  # each chunk, and how many of its nodes the walk visited
     clean = violating = 0  # candidates kept so far, without and with PDB violations
@@ -225,9 +226,7 @@ def walk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: 
             position += stop + 1
             break
         position += len(part)
-        # As the cycle's filtering chunks (Scheduler._next_chunk): more when few were candidates.
-        found = clean + violating
-        chunk = 1 << 62 if not found else max(2 * chunk, -(-(wanted - found) * position // found))
+        chunk = next_chunk(chunk, position, clean + violating, wanted)
     if hint:
         hint[0] = (clean + violating) / max(position, 1)
     if kept:
@@ -367,19 +366,40 @@ def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, 
     matrix = np.full((len(candidates), longest), -1, dtype=np.intp)
     matrix[owner, np.arange(len(pod_rows)) - first[owner]] = pod_rows
     victim = np.zeros((len(candidates), longest), dtype=bool)
+    faults: dict[int, Status] = {}
     resource_steps = [s for s in steps if s.with_columns is not None]
+    if resource_steps:  # else every pod goes back: no victims
+        # Without nominated pods on any candidate, the two passes' sums agree there: keep one.
+        both = bool(nominated[candidates].any())
+        if not both:
+            removed = with_nominated
+        rooms = _rooms(framework, resource_steps, state, pod, snapshot, nodes, candidates, with_nominated,
+                       removed, both)
+        if rooms is not None:
+            _reprieve_by_room(rooms, nominated[candidates], requests, matrix, lengths, victim)
+        else:
+            faults = _reprieve_by_steps(framework, resource_steps, state, pod, snapshot, nodes, candidates,
+                                        requests, matrix, lengths, victim, with_nominated, removed,
+                                        nominated, both)
+    in_pdb = np.arange(victim.shape[1]) < violates[:, None]
+    violations = (victim & in_pdb).sum(axis=1)
+    first, total, count, earliest = _rankings(table, matrix, victim)
+    return Found(nodes[candidates], violations, first, total, count, earliest, matrix[victim],
+                 np.cumsum(count)), faults
+
+
+def _reprieve_by_steps(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: Pod,
+                       snapshot: Snapshot, nodes: np.ndarray, candidates: np.ndarray,
+                       requests: dict[str, np.ndarray], matrix: np.ndarray, lengths: np.ndarray,
+                       victim: np.ndarray, with_nominated: _Sums, removed: _Sums, nominated: np.ndarray,
+                       both: bool) -> dict[int, Status]:
+    """The reprieve loop asking the resource ``steps`` whether each candidate passes with its
+    ``j``-th pod put back (both passes where ``both``; else ``removed`` is ``with_nominated``),
+    marking the pods that do not as victims. Returns the faults met (candidate -> status): a
+    faulted candidate puts nothing more back."""
     faults: dict[int, Status] = {}
     faulted = np.zeros(len(candidates), dtype=bool)
-    # Without nominated pods on any candidate, the two passes' sums agree there: keep one.
-    both = bool(nominated[candidates].any())
-    if not both:
-        removed = with_nominated
-    rooms = _rooms(framework, resource_steps, state, pod, snapshot, nodes, candidates, with_nominated,
-                   removed, both)
-    if rooms is not None:
-        _reprieve_by_room(rooms, nominated[candidates], requests, matrix, lengths, victim)
-        longest = 0  # done: the loop below asks the plugins step by step otherwise
-    for j in range(longest):
+    for j in range(matrix.shape[1]):
         active = np.flatnonzero((lengths > j) & ~faulted)
         if not len(active):
             break
@@ -388,10 +408,8 @@ def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, 
         if both:
             removed.add(at, back, +1)
         with_nominated.add(at, back, +1)
-        if not resource_steps:
-            continue
-        ok, failed = _both_passes(framework, resource_steps, state, pod, snapshot, nodes, at, with_nominated,
-                                  removed, nominated, with_reasons=False)
+        ok, failed = _both_passes(framework, steps, state, pod, snapshot, nodes, at, with_nominated, removed,
+                                  nominated, with_reasons=False)
         if any(status.fault for status in failed.statuses):
             for i in np.flatnonzero(~ok).tolist():
                 if failed[i].fault:
@@ -406,11 +424,7 @@ def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, 
             removed.add(at[taken], taken_back, -1)
         with_nominated.add(at[taken], taken_back, -1)
         victim[active[taken], j] = True
-    in_pdb = np.arange(victim.shape[1]) < violates[:, None]
-    violations = (victim & in_pdb).sum(axis=1)
-    first, total, count, earliest = _rankings(table, matrix, victim)
-    return Found(nodes[candidates], violations, first, total, count, earliest, matrix[victim],
-                 np.cumsum(count)), faults
+    return faults
 
 
 def _rooms(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: Pod, snapshot: Snapshot,
@@ -418,8 +432,6 @@ def _rooms(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod
            both: bool) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None] | None:
     """The candidates' rooms (:meth:`Framework.room_what_if`) with the nominated pods and, when
     some candidate holds nominated pods, without them; None when a resource step gives none."""
-    if not steps:
-        return None
     at = nodes[candidates]
     with_them = framework.room_what_if(state, pod, steps, snapshot, at,
                                        with_nominated.columns(snapshot, at, candidates))

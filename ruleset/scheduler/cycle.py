@@ -41,6 +41,7 @@ from ruleset.framework.runtime import Framework, ScoreTable, WhatIfFailures, Wha
 from ruleset.framework.status import SUCCESS, Code, Status
 from ruleset.kversion import switch
 from ruleset.snapshot import NodeSet, Snapshot
+from ruleset.snapshot.chunks import first_chunk, next_chunk
 
 PREFER_NOMINATED_NODE = switch(
     "Scheduler.prefer-nominated-node", "1.21",
@@ -152,7 +153,7 @@ class Scheduler:
         # How many nodes the last scan needed per feasible node sizes the first chunk: the cut is
         # made where a sequential scan stops whatever the chunks, and each chunk costs every
         # Filter plugin's fixed overhead once more.
-        chunk = n if not self._feasible_ratio else min(n, max(64, int(want / self._feasible_ratio * 1.1)))
+        chunk = first_chunk(n, want, self._feasible_ratio)
         processed = n
         while position < n:
             part = order[position: position + chunk]
@@ -175,7 +176,7 @@ class Scheduler:
             feasible_parts.append(passing)
             found += len(passing)
             position += len(part)
-            chunk = _next_chunk(chunk, position, found, want)
+            chunk = next_chunk(chunk, position, found, want)
         self.next_start_node_index = (self.next_start_node_index + processed) % n
         feasible = np.concatenate(feasible_parts) if feasible_parts else order[:0]
         self._feasible_ratio = len(feasible) / processed
@@ -448,13 +449,3 @@ def _still_counted(unvisited: np.ndarray, failed_nominated: int | None) -> int:
     it: upstream counts processed nodes as feasible ones plus the statuses recorded, and its
     status is still among them."""
     return int(failed_nominated is not None and bool(np.any(unvisited == failed_nominated)))
-
-
-def _next_chunk(chunk: int, position: int, found: int, want: int) -> int:
-    """How many nodes to filter next: double the last chunk, or more when the nodes seen so far
-    say more are needed to find the rest (all the others when none fitted yet). Filtering a
-    few nodes past the cut-off only costs time (the cut is made where a sequential scan stops);
-    each extra chunk costs every Filter plugin's fixed overhead once more."""
-    if not found:
-        return 1 << 62
-    return max(2 * chunk, -(-(want - found) * position // found))

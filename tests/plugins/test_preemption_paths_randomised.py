@@ -196,3 +196,18 @@ def test_the_constrained_clusters_nominate_onto_rejected_nodes(tmp_path: Path) -
         for seed in range(24):
             run(constrained(seed), str(path))
     assert seen == {"runs": 33, "kept": 11}
+
+
+def test_the_reprieve_asked_step_by_step_agrees_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With NodeResourcesFit declining ``room_with_columns``, the bulk reprieve asks it pod by pod
+    (``_reprieve_by_steps``): the same runs as the reference path."""
+    from ruleset.plugins.noderesources.fit import NodeResourcesFit
+
+    monkeypatch.setattr(NodeResourcesFit, "room_with_columns", lambda self, *args: None)
+    steps = []
+    original = default_preemption_bulk._reprieve_by_steps
+    monkeypatch.setattr(default_preemption_bulk, "_reprieve_by_steps",
+                        lambda *args: steps.append(1) or original(*args))
+    for seed in range(6):
+        assert_paths_agree(tmp_path, cluster(seed), "1.34", 0, 2)
+    assert len(steps) == 8  # reprieves run step by step (their results checked above)
