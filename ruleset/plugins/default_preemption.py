@@ -171,6 +171,12 @@ class FoundCandidates(Sequence[Candidate]):
         return Candidate(node=self._names[index], index=index, victims=found.victims(i, self._pods),
                          pdb_violations=int(found.violations[i]), precomputed=found.ranking(i))
 
+    def pick(self) -> tuple[Candidate, str]:
+        """``pickOneNodeForPreemption`` over the list (:meth:`.default_preemption_bulk.Found.pick`):
+        the chosen candidate and why (the list is not empty)."""
+        index, why = self._found.pick()
+        return self[index], why
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, str):
             return list(self) == list(other)
@@ -345,8 +351,7 @@ class DefaultPreemption(Plugin):
             message = preemption_fit_error(snapshot.num_nodes, unhelpful, failures or [])
             return PostFilterResult(status=self._unschedulable(message), details=report)
         if isinstance(report.candidates, FoundCandidates):  # in node order already (see dry_run)
-            chosen, report.why = report.candidates._found.pick()
-            report.chosen = report.candidates[chosen]
+            report.chosen, report.why = report.candidates.pick()
             return PostFilterResult(nominated_node=report.chosen.node, details=report)
         candidates = list(report.candidates)
         if offset:  # candidates in node order whatever the offset: ties go to the first of them
