@@ -135,15 +135,41 @@ PICK_STEPS = ("fewest PDB violations", "lowest highest-victim priority", "smalle
 @dataclass
 class _Chunk:
     """What the walk learns of a chunk of nodes: per node (in walk order) whether it has
-    lower-priority pods, the failing ones' statuses, and its candidates: their positions in the
-    chunk (ascending), what they cost (:class:`Found`) and the faults met while reprieving them
-    (candidate -> status)."""
+    lower-priority pods; those nodes' positions in the chunk (ascending) and, aligned with them,
+    which failed with every lower-priority pod removed (reasons kept only for faults: ``reasons``
+    works the others' out, when the walk finds no candidate and reports them); and its
+    candidates: their positions in the chunk (ascending), what they cost (:class:`Found`) and the
+    faults met while reprieving them (candidate -> status)."""
 
-    has_lower: list[bool]
-    failed: dict[int, Status]
+    has_lower: np.ndarray
+    lower_at: np.ndarray
+    failed: WhatIfFailures | None = None
+    reasons: Callable[[], WhatIfFailures] | None = None
     positions: np.ndarray | None = None
     found: Found | None = None
     faults: dict[int, Status] = field(default_factory=dict)
+
+    def first_fault(self) -> tuple[int, Status] | None:
+        """The first node (position in the chunk) whose first pass or reprieve met a fault."""
+        met: list[tuple[int, Status]] = []
+        if self.failed is not None:
+            for k, status in enumerate(self.failed.statuses):
+                if status.fault:
+                    r = int(np.flatnonzero(self.failed.which == k)[0])
+                    met.append((int(self.lower_at[r]), status))
+        if self.faults:
+            assert self.positions is not None
+            met += [(int(self.positions[c]), status) for c, status in self.faults.items()]
+        return min(met, key=lambda item: item[0]) if met else None
+
+    def failures(self, last: int, no_victims: tuple[str, ...]) -> list[tuple[str, ...]]:
+        """The reasons of the chunk's first ``last`` nodes that are no candidate."""
+        out = [no_victims] * int(np.count_nonzero(~self.has_lower[:last]))
+        if self.reasons is not None:
+            failed = self.reasons()
+            rows = np.flatnonzero((failed.which >= 0) & (self.lower_at < last))
+            out += [failed.statuses[k].reasons for k in failed.which[rows].tolist()]
+        return out
 
 
 class _Sums:
@@ -207,17 +233,9 @@ def walk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: 
             taken, end, clean, violating = _accepted(seen.found.violations > 0, clean, violating, wanted)
             if end is not None:
                 stop = int(seen.positions[end])
-        faults = [k for k, status in seen.failed.items() if status.fault]
-        if seen.faults:
-            assert seen.positions is not None
-            faults += [int(seen.positions[c]) for c in seen.faults]
-        if faults and (stop is None or min(faults) <= stop):
-            k = min(faults)
-            failed = seen.failed.get(k)
-            if failed is None or not failed.fault:
-                assert seen.positions is not None
-                failed = seen.faults[int(np.searchsorted(seen.positions, k))]
-            fault(failed)
+        met = seen.first_fault()
+        if met is not None and (stop is None or met[0] <= stop):
+            fault(met[1])
         if failures is not None:
             visited.append((seen, len(part) if stop is None else stop))
         if seen.found is not None and len(taken):
@@ -233,8 +251,7 @@ def walk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod: 
         return Found.joined(kept)
     if failures is not None:  # read only when the walk found no candidate
         for seen, last in visited:
-            failures.extend(no_victims for k in range(last) if not seen.has_lower[k])
-            failures.extend(status.reasons for k, status in seen.failed.items() if k < last)
+            failures.extend(seen.failures(last, no_victims))
     return Found.empty()
 
 
@@ -245,6 +262,13 @@ def _accepted(violates: np.ndarray, clean: int, violating: int,
     ``wanted``; the walk stops after the first candidate at which at least one clean candidate
     and ``wanted`` in all are kept. Returns the indices kept, the one stopping the walk (or
     None), and the two counts after it."""
+    if len(violates) and not violates.any():  # the usual case, no PDB: the same in plain integers
+        found = len(violates)
+        stopping = max(0, wanted - violating - clean - 1)  # the first reaching `wanted` in all
+        end = stopping if stopping < found else None
+        last = min(stopping, found - 1)
+        return (np.arange(min(last + 1, max(0, wanted - clean))), end, min(clean + last + 1, wanted),
+                min(violating, wanted))
     clean_after = clean + np.cumsum(~violates)
     violating_after = violating + np.cumsum(violates)
     keeps = np.where(violates, violating_after, clean_after) <= wanted
@@ -270,8 +294,8 @@ def _chunk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod
     at = position[table.node[rows]]
     rows, at = rows[at >= 0], at[at >= 0]
     lower_count = np.bincount(at, minlength=len(part))
-    seen = _Chunk((lower_count > 0).tolist(), {})
     with_lower = np.flatnonzero(lower_count)
+    seen = _Chunk(lower_count > 0, with_lower)
     if not len(with_lower):
         return seen
     nodes = part[with_lower]
@@ -290,12 +314,13 @@ def _chunk(framework: Framework, steps: list[WhatIfStep], state: CycleState, pod
     added, added_count = room.delta(nodes)
     with_nominated.add(np.arange(len(nodes)), added, +1, added_count)
     nominated = added_count > 0
-    passing, failed = _both_passes(framework, steps, state, pod, snapshot, nodes, np.arange(len(nodes)),
-                                   with_nominated, removed, nominated, with_reasons=True)
-    positions = with_lower.tolist()
-    for status, rows_of in failed.groups(np.flatnonzero(~passing)):
-        for r in rows_of.tolist():
-            seen.failed[positions[r]] = status
+    everywhere = np.arange(len(nodes))
+    # Reasons are read only when the walk finds no candidate at all: worked out again then (the
+    # sums are as they are now: a chunk without candidates reprieves nothing).
+    passing, seen.failed = _both_passes(framework, steps, state, pod, snapshot, nodes, everywhere,
+                                        with_nominated, removed, nominated, with_reasons=False)
+    seen.reasons = lambda: _both_passes(framework, steps, state, pod, snapshot, nodes, everywhere,
+                                        with_nominated, removed, nominated, with_reasons=True)[1]
     candidates = np.flatnonzero(passing)[:limit]  # the walk stops at the limit-th (None: no limit)
     if len(candidates):
         on = _compact_of(at, with_lower)
@@ -447,38 +472,39 @@ def _reprieve_by_room(rooms: tuple[dict[str, np.ndarray], dict[str, np.ndarray] 
                       lengths: np.ndarray, victim: np.ndarray) -> None:
     """The reprieve loop when the resource steps gave rooms: putting back each candidate's ``j``-th
     pod keeps it when what was put back, plus it, stays within every room (both rooms on a node
-    holding nominated pods: the two passes); else it is a victim (marked in ``victim``)."""
+    holding nominated pods: the two passes); else it is a victim (marked in ``victim``).
+
+    Every candidate takes step ``j`` at once, on arrays stacked by resource name, the pod count
+    last; a name a room does not limit has no limit there. A candidate with fewer than ``j + 1``
+    pods puts nothing back at ``j`` (its padding asks for nothing, and what it put back so far
+    fits: it passed with every pod removed)."""
     with_them, without = rooms
-    names = {name for room in (with_them, without or {}) for name in room if name != ROOM_PODS}
-    added = {name: np.zeros(len(lengths), dtype=np.int64) for name in names}
-    added_count = np.zeros(len(lengths), dtype=np.int64)
+    names = sorted({name for room in (with_them, without or {}) for name in room if name != ROOM_PODS})
+    present = matrix >= 0
+    back = np.zeros((len(names) + 1, *matrix.shape), dtype=np.int64)
+    for k, name in enumerate(names):
+        if name in requests:
+            back[k] = requests[name][matrix]
+    back[-1] = 1
+    back *= present  # int64 arithmetic below wraps, as the sums the plugin reads do
+    first = _stacked(with_them, names, len(lengths))
+    second = None if without is None else _stacked(without, names, len(lengths))
+    spared = ~nominated  # nodes with no second pass
+    added = np.zeros(back.shape[:2], dtype=np.int64)
     for j in range(matrix.shape[1]):
-        positions = np.flatnonzero(lengths > j)
-        if not len(positions):
-            break
-        # The usual case, every candidate still putting pods back: views instead of gathers.
-        active: np.ndarray | slice = slice(None) if len(positions) == len(lengths) else positions
-        rows = matrix[active, j]
-        trial = {name: added[name][active] + requests[name][rows] if name in requests else added[name][active]
-                 for name in names}
-        trial_count = added_count[active] + 1
-        ok = _within(with_them, active, trial, trial_count)
-        if without is not None:
-            ok &= ~nominated[active] | _within(without, active, trial, trial_count)
-        # Over every candidate, masks select as well as positions do.
-        kept, lost = (ok, ~ok) if isinstance(active, slice) else (active[ok], active[~ok])
-        for name in names:
-            added[name][kept] = trial[name][ok]
-        added_count[kept] += 1
-        victim[lost, j] = True
+        trial = added + back[:, :, j]
+        ok = (trial <= first).all(axis=0)
+        if second is not None:
+            ok &= spared | (trial <= second).all(axis=0)
+        added = np.where(ok, trial, added)
+        victim[:, j] = present[:, j] & ~ok
 
 
-def _within(room: dict[str, np.ndarray], active: np.ndarray | slice, trial: dict[str, np.ndarray],
-            trial_count: np.ndarray) -> np.ndarray:
-    ok = np.ones(len(trial_count), dtype=bool)
-    for name, values in room.items():
-        ok &= (trial_count if name == ROOM_PODS else trial[name]) <= values[active]
-    return ok
+def _stacked(room: dict[str, np.ndarray], names: list[str], n: int) -> np.ndarray:
+    """A room as one row per name of ``names``, the pod count last; unlimited where it has none."""
+    unlimited = np.iinfo(np.int64).max
+    return np.stack([room[name] if name in room else np.full(n, unlimited, dtype=np.int64)
+                     for name in (*names, ROOM_PODS)])
 
 
 def _rankings(table: Any, matrix: np.ndarray,
