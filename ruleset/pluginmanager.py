@@ -61,7 +61,7 @@ import pluggy
 
 from ruleset import hookspecs
 from ruleset.errors import PLUGIN_FAULTS, describe_exception
-from ruleset.framework.plugin import PLUGIN_API_VERSION, Plugin
+from ruleset.framework.plugin import BUILTIN_PACKAGE, PLUGIN_API_VERSION, Plugin
 from ruleset.plugins.table import BUILTINS, ArgsSpec, BuiltinPlugin
 
 ENTRY_POINT_GROUP = "ruleset"
@@ -71,8 +71,6 @@ AUTOLOAD_ENV = "RULESET_DISABLE_PLUGIN_AUTOLOAD"
 LOCAL_ENV = "RULESET_PLUGINS"
 #: The values of :data:`AUTOLOAD_ENV` that disable autoloading (compared case-insensitively).
 _TRUTHY = frozenset(("1", "true", "yes"))
-#: How reports name the built-in plugins' package.
-BUILTIN_PACKAGE = "built-in"
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
 
 # Problem codes of plugin loading (``pluginProblems`` in JSON outputs).

@@ -245,6 +245,10 @@ class Plugin:
         return f"<{type(self).__name__} plugin {self.name!r}>"
 
 
+#: How reports name the built-in plugins' package (:meth:`PluginClasses.package_of`).
+BUILTIN_PACKAGE = "built-in"
+
+
 class PluginClasses(Protocol):
     """Plugin classes by framework name (:class:`ruleset.pluginmanager.PluginRegistry` is one)."""
 

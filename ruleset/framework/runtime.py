@@ -42,6 +42,7 @@ from ruleset.errors import PLUGIN_FAULTS, Problem, RulesetError, describe_except
 from ruleset.framework.dependence import NodeColumns
 from ruleset.framework.hooks import class_hooks
 from ruleset.framework.plugin import (
+    BUILTIN_PACKAGE,
     OTHER_PODS_ANY,
     OTHER_PODS_AS_RESOURCES,
     OTHER_PODS_IGNORED,
@@ -145,6 +146,8 @@ class Step:
     weight: int = 1
     #: Where the plugin came from (``PluginRegistry.package_of``), for its errors.
     package: str = "unknown"
+    #: An in-tree plugin: what it returns is not checked on the hot path (its tests do that).
+    trusted: bool = False
 
     def __call__(self, **kwargs: Any) -> Any:
         return self.function(*[kwargs[name] for name in self.argnames])
@@ -266,7 +269,7 @@ class Framework:
                 for hook in POINTS[point].hooks:
                     if hook in argnames:
                         self.tables[hook].append(Step(config.label, getattr(instance, hook), argnames[hook],
-                                                      config.weight, package))
+                                                      config.weight, package, package == BUILTIN_PACKAGE))
         if problems:
             raise FrameworkError(problems)
         self._normalizers = {s.plugin: s for s in self.tables["ruleset_normalize_score"]}
@@ -428,7 +431,8 @@ class Framework:
                 result = step.function(*[args[name] for name in step.argnames])
                 if result is None:
                     continue
-                fail = _filter_failures(result, snapshot, remaining)
+                fail = _trusted_failures(result) if step.trusted \
+                    else _filter_failures(result, snapshot, remaining)
                 if fail is None:
                     continue
                 bad = fail & (result.codes != _UNSCHEDULABLE) & (result.codes != _UNRESOLVABLE)
@@ -591,7 +595,8 @@ class Framework:
                     result = what_if.with_columns(state, pod, subset, columns.subset(remaining))
                 if result is None:
                     continue
-                fail = _filter_failures(result, snapshot, subset.indices)
+                fail = _trusted_failures(result) if step.trusted \
+                    else _filter_failures(result, snapshot, subset.indices)
             except _FAULTS as exc:
                 failed.set(remaining, _filter_error(step, pod, _describe(exc), fault=True))
                 break
@@ -973,6 +978,12 @@ def _json_object(value: Any, what: str) -> dict[str, Any]:
 def _filter_error(step: Step, pod: Pod, detail: str, fault: bool = False) -> Status:
     """The Error a Filter plugin's failure aborts the cycle with (upstream's wording)."""
     return _failed(step, f"running {step.plugin!r} filter plugin for pod {pod.name!r}: {detail}", fault)
+
+
+def _trusted_failures(result: FilterResult) -> np.ndarray | None:
+    """:func:`_filter_failures` for an in-tree plugin's result, without checking it."""
+    fail = result.codes != _SUCCESS
+    return fail if np.count_nonzero(fail) else None
 
 
 def _filter_failures(result: Any, snapshot: Snapshot, nodes: np.ndarray) -> np.ndarray | None:

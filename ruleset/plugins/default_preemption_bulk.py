@@ -110,16 +110,24 @@ class Found:
         n = len(self.nodes)
         if not n:
             return -1, ""
+        if n == 1:
+            return 0, "the only candidate"
         has = self.count > 0
+        every = bool(has.all())
         # A candidate without victims ranks before every other on the criteria after the violations.
-        keys = (self.violations, np.where(has, self.first, -MAX_INT32 - 1), np.where(has, self.total, 0),
-                self.count)
-        remaining = np.arange(n)
+        keys = (self.violations, self.first if every else np.where(has, self.first, -MAX_INT32 - 1),
+                self.total if every else np.where(has, self.total, 0), self.count)
+        remaining: np.ndarray | None = None  # None: every candidate
         for key, why in zip(keys, PICK_STEPS, strict=True):
-            values = key[remaining]
-            remaining = remaining[values == values.min()]
-            if len(remaining) == 1:
-                return int(remaining[0]), why if n > 1 else "the only candidate"
+            values = key if remaining is None else key[remaining]
+            best = values == values.min()
+            tied = int(np.count_nonzero(best))
+            if tied == 1:
+                return int(np.argmax(best) if remaining is None else remaining[np.argmax(best)]), why
+            if tied < len(values):
+                remaining = np.flatnonzero(best) if remaining is None else remaining[best]
+        if remaining is None:
+            remaining = np.arange(n)
         if not has[remaining[0]]:
             return int(remaining[0]), "first of the tied candidates"
         # All remaining have victims (same count); the first with the latest start wins.

@@ -78,14 +78,16 @@ def _reference_accepted(violates: list[bool], clean: int, violating: int,
     return kept, None, clean, violating
 
 
+@pytest.mark.parametrize("share", [0.5, 0.0], ids=["some-violate", "none-violates"])
 @pytest.mark.parametrize("seed", range(300))
-def test_accepted_agrees_with_the_loop(seed: int) -> None:
+def test_accepted_agrees_with_the_loop(seed: int, share: float) -> None:
+    """Random inputs; with ``share`` 0 no candidate violates a PDB (_accepted's integer path)."""
     rng = random.Random(seed)
     wanted = rng.randint(1, 6)
     clean, violating = rng.randint(0, wanted - 1), rng.randint(0, wanted)
     if clean + violating >= wanted:
         clean = 0  # the walk would have stopped already otherwise
-    violates = [rng.random() < 0.5 for _ in range(rng.randint(0, 10))]
+    violates = [rng.random() < share for _ in range(rng.randint(0, 10))]
     kept, end, clean_after, violating_after = _accepted(np.array(violates, dtype=bool), clean, violating, wanted)
     assert (kept.tolist(), end, clean_after, violating_after) == _reference_accepted(violates, clean, violating,
                                                                                      wanted)
