@@ -142,7 +142,7 @@ def test_zero_scalar_request_overcommitted(version: str | None, expected: tuple)
     assert h.filter(pod(({"cpu": "1", "memory": "1", GPU: "0"},)))["node1"] == expected
 
 
-@pytest.mark.parametrize(("incoming", "version", "expected"), [
+UNRESOLVABLE = [
     # cpu 3 > allocatable 2: preemption cannot help from 1.34.
     pytest.param(pod(({"cpu": "3", "memory": "1"},)), "1.33",
                  ("Unschedulable", ("Insufficient cpu", "Insufficient memory")), id="1.33 beyond allocatable"),
@@ -155,10 +155,25 @@ def test_zero_scalar_request_overcommitted(version: str | None, expected: tuple)
     # The pod count alone is never Unresolvable.
     pytest.param(pod(({"cpu": "0", "memory": "0", GPU: "2"},)), "1.34",
                  ("UnschedulableAndUnresolvable", (f"Insufficient {GPU}",)), id="1.34 scalar beyond allocatable"),
-])
+]
+
+
+@pytest.mark.parametrize(("incoming", "version", "expected"), UNRESOLVABLE)
 def test_unresolvable(incoming: dict, version: str, expected: tuple) -> None:
     h = VersionHarness(["NodeResourcesFit"], [*FULL_NODE, *FULL], version)
     assert h.filter(incoming)["node1"] == expected
+
+
+# The same cases on three such nodes at once: Filter's array form, where one node takes a shortcut.
+THREE_FULL = [make_node(f"node{i}", allocatable={"cpu": "2", "memory": "1000", GPU: "1", "pods": "10"})
+              for i in (1, 2, 3)] + placed(*((({"cpu": "2", "memory": "1000", GPU: "1"},), f"node{i}")
+                                              for i in (1, 2, 3)))
+
+
+@pytest.mark.parametrize(("incoming", "version", "expected"), UNRESOLVABLE)
+def test_unresolvable_on_several_nodes(incoming: dict, version: str, expected: tuple) -> None:
+    h = VersionHarness(["NodeResourcesFit"], THREE_FULL, version)
+    assert h.filter(incoming) == {"node1": expected, "node2": expected, "node3": expected}
 
 
 def test_too_many_pods_is_resolvable_at_1_34() -> None:

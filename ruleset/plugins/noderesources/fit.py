@@ -215,16 +215,27 @@ class NodeResourcesFit(Plugin):
         if fit is None:
             return FilterResult.error(len(nodes),
                                       f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
-        if self._unresolvable:
-            return _with_unresolvable(fit, nodes.snapshot, nodes.indices)
         if len(nodes) == 1:
             # One node, as in every pass of a preemption dry run: the same comparisons on
             # numpy scalars cost a fraction of numpy's per-call overhead on arrays.
-            at = nodes.indices.item(0)
-            with np.errstate(over="ignore"):  # numpy scalars warn where arrays wrap silently
-                failing = [reason for reason, short in _shortfalls(fit, nodes.snapshot, at) if short]
-            return FilterResult.reject(_ONE, Code.UNSCHEDULABLE, *failing) if failing else None
+            return self._one_node(fit, nodes.snapshot, nodes.indices.item(0))
+        if self._unresolvable:
+            return _with_unresolvable(fit, nodes.snapshot, nodes.indices)
         return _combine(len(nodes), list(_shortfalls(fit, nodes.snapshot, nodes.indices)))
+
+    def _one_node(self, fit: PreFilterState, snapshot: Snapshot, at: int) -> FilterResult | None:
+        """Filter on node ``at`` alone: what the array forms give for one node."""
+        with np.errstate(over="ignore"):  # numpy scalars warn where arrays wrap silently
+            shortfalls = list(_shortfalls(fit, snapshot, at))
+            failing = [reason for reason, short in shortfalls if short]
+            if not failing:
+                return None
+            code = Code.UNSCHEDULABLE
+            if self._unresolvable and any(short and wanted > snapshot.allocatable(name)[at]
+                                          for (_, short), (_, name, wanted) in zip(shortfalls[1:], fit.checks,
+                                                                                   strict=True)):
+                code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        return FilterResult.reject(_ONE, code, *failing)
 
     def other_pods(self, state: CycleState, pod: Pod) -> str:
         """Other pods count only through the node's summed requests and pod count."""
