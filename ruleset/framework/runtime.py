@@ -421,12 +421,12 @@ class Framework:
         snapshot = nodes.snapshot
         statuses.evaluated[remaining] = True
         skip: frozenset[str] = state.get(SKIP_FILTER_PLUGINS) or _NOTHING
+        args = {"state": state, "pod": pod, "nodes": NodeSet(snapshot, remaining)}
         for step in self.tables["ruleset_filter"]:
             if not len(remaining):
                 break
             if skip and step.plugin in skip:
                 continue
-            args = {"state": state, "pod": pod, "nodes": NodeSet(snapshot, remaining)}
             try:
                 result = step.function(*[args[name] for name in step.argnames])
                 if result is None:
@@ -443,6 +443,7 @@ class Framework:
             except _FAULTS as exc:
                 return remaining[:0], _filter_error(step, pod, _describe(exc), fault=True)
             remaining = remaining[~fail]
+            args["nodes"] = NodeSet(snapshot, remaining)
         return remaining, SUCCESS
 
     def nominated_nodes(self, pod: Pod, snapshot: Snapshot) -> set[int]:
@@ -569,17 +570,21 @@ class Framework:
         n = len(nodes)
         failed = WhatIfFailures(n)
         remaining = np.arange(n)
+        # The nodes at ``remaining`` and their columns, made again when it shrinks.
+        subset, subset_columns = NodeSet(snapshot, nodes), columns
+        args = {"state": state, "pod": pod, "nodes": subset}
         for what_if in steps:
             if not len(remaining):
                 break
             if only is not None and not only(what_if):
                 continue
             step = what_if.step
-            subset = NodeSet(snapshot, nodes[remaining])
+            if len(subset) != len(remaining):
+                subset, subset_columns = NodeSet(snapshot, nodes[remaining]), columns.subset(remaining)
+                args["nodes"] = subset
             if not with_reasons and what_if.passes is not None:
                 try:
-                    ok = _passing_mask(what_if.passes(state, pod, subset, columns.subset(remaining)),
-                                       len(subset))
+                    ok = _passing_mask(what_if.passes(state, pod, subset, subset_columns), len(subset))
                 except _FAULTS as exc:
                     failed.set(remaining, _filter_error(step, pod, _describe(exc), fault=True))
                     break
@@ -589,10 +594,9 @@ class Framework:
                 continue
             try:
                 if what_if.with_columns is None:
-                    args = {"state": state, "pod": pod, "nodes": subset}
                     result = step.function(*[args[name] for name in step.argnames])
                 else:
-                    result = what_if.with_columns(state, pod, subset, columns.subset(remaining))
+                    result = what_if.with_columns(state, pod, subset, subset_columns)
                 if result is None:
                     continue
                 fail = _trusted_failures(result) if step.trusted \
