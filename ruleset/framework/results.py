@@ -169,15 +169,18 @@ class NodeStatuses:
 
     def record(self, nodes: np.ndarray, result: FilterResult, plugin: str, mask: np.ndarray) -> None:
         """Record ``result`` (aligned with ``nodes``) for the nodes where ``mask`` is true."""
-        if not mask.any():
+        failing = int(np.count_nonzero(mask))
+        if not failing:
             return
         plugin_slot = self._plugin_slot(plugin)
-        remap = np.fromiter((self._reason_slot(r) for r in result.reasons), dtype=np.int32,
-                            count=len(result.reasons))
-        targets = nodes[mask]
-        self.codes[targets] = result.codes[mask]
+        remap = np.array([self._reason_slot(r) for r in result.reasons], dtype=np.int32)
+        if failing == len(mask):  # every node failed (as in a preemptor's scan): no masking
+            targets, codes, reasons = nodes, result.codes, result.reason_index
+        else:
+            targets, codes, reasons = nodes[mask], result.codes[mask], result.reason_index[mask]
+        self.codes[targets] = codes
         self.plugin_index[targets] = plugin_slot
-        self.reason_index[targets] = remap[result.reason_index[mask]]
+        self.reason_index[targets] = remap[reasons]
 
     def set_all(self, nodes: np.ndarray | int, status: Status) -> None:
         """Give every node in ``nodes`` the same status (a PreFilter rejection)."""

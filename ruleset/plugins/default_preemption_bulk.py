@@ -114,6 +114,10 @@ class Found:
             return 0, "the only candidate"
         has = self.count > 0
         every = bool(has.all())
+        if every and not self.violations.any():
+            keys = np.stack((self.first, self.total, self.count))
+            if (keys.min(axis=1) == keys.max(axis=1)).all():  # all tie up to the start times
+                return int(np.argmax(self.earliest)), "latest start time of its most important victims"
         # A candidate without victims ranks before every other on the criteria after the violations.
         keys = (self.violations, self.first if every else np.where(has, self.first, -MAX_INT32 - 1),
                 self.total if every else np.where(has, self.total, 0), self.count)
@@ -385,7 +389,7 @@ def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, 
     order = np.lexsort((table.seq[pod_rows], table.start[pod_rows], -table.priority[pod_rows], owner))
     pod_rows, owner = pod_rows[order], owner[order]
     lengths = np.bincount(owner, minlength=len(candidates))
-    first = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    first = np.cumsum(lengths) - lengths
     violates = np.zeros(len(candidates), dtype=np.intp)  # per candidate: its first pods violating a PDB
     if pdbs:
         pods = table.pods
@@ -414,8 +418,10 @@ def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, 
             faults = _reprieve_by_steps(framework, resource_steps, state, pod, snapshot, nodes, candidates,
                                         requests, matrix, lengths, victim, with_nominated, removed,
                                         nominated, both)
-    in_pdb = np.arange(victim.shape[1]) < violates[:, None]
-    violations = (victim & in_pdb).sum(axis=1)
+    if pdbs:
+        violations = (victim & (np.arange(victim.shape[1]) < violates[:, None])).sum(axis=1)
+    else:
+        violations = np.zeros(len(candidates), dtype=np.int64)
     first, total, count, earliest = _rankings(table, matrix, victim)
     return Found(nodes[candidates], violations, first, total, count, earliest, matrix[victim],
                  np.cumsum(count)), faults

@@ -50,6 +50,22 @@ def test_pick_of_nothing() -> None:
     assert Found.empty().pick() == (-1, "")
 
 
+@pytest.mark.parametrize(("earliest", "expected"), [
+    pytest.param([1.0, 3.0, 2.0, 3.0], 1, id="latest start, first of two"),
+    pytest.param([np.inf] * 4, 0, id="no start times: the first"),
+])
+def test_pick_when_every_criterion_ties(earliest: list[float], expected: int) -> None:
+    """Candidates alike in everything but their victims' start times (PreemptionBasic's shape)."""
+    n = len(earliest)
+    found = Found(np.arange(n), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
+                  np.full(n, 3 * (MAX_INT32 + 1)), np.full(n, 3), np.array(earliest), np.arange(3 * n),
+                  np.arange(3, 3 * n + 1, 3))
+    candidates = FoundCandidates(found, [f"node{i}" for i in range(n)], _pods(3 * n))
+    assert found.pick() == (expected, "latest start time of its most important victims")
+    chosen, why = pick_one_node_for_preemption(list(candidates))
+    assert (candidates[expected], "latest start time of its most important victims") == (chosen, why)
+
+
 def test_take_keeps_each_candidates_victims() -> None:
     found = Found(np.array([7, 8, 9]), np.array([0, 1, 0]), np.array([1, 2, 3]), np.array([4, 5, 6]),
                   np.array([2, 0, 3]), np.array([1.0, 2.0, 3.0]), np.array([10, 11, 20, 21, 22]),
