@@ -115,8 +115,8 @@ class Found:
         has = self.count > 0
         every = bool(has.all())
         if every and not self.violations.any():
-            keys = np.stack((self.first, self.total, self.count))
-            if (keys.min(axis=1) == keys.max(axis=1)).all():  # all tie up to the start times
+            alike = np.stack((self.first, self.total, self.count))
+            if (alike.min(axis=1) == alike.max(axis=1)).all():  # all tie up to the start times
                 return int(np.argmax(self.earliest)), "latest start time of its most important victims"
         # A candidate without victims ranks before every other on the criteria after the violations.
         keys = (self.violations, self.first if every else np.where(has, self.first, -MAX_INT32 - 1),
