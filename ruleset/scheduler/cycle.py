@@ -219,8 +219,11 @@ class Scheduler:
         passing, status = self.framework.run_filter(state, pod, NodeSet(self.snapshot, part), statuses)
         if not status.is_success:
             return passing, status
-        if not self.framework.handle.nominator.any():
+        nominator = self.framework.handle.nominator
+        if not nominator.any():
             return passing, status
+        if len(part) == 1 and not nominator.pods_for(pod, self.snapshot.node_names[int(part[0])]):
+            return passing, status  # one node (a nominated pod's own) holding none it must leave room for
         steps = self.framework.what_if_steps(state, pod) if fast_paths() else None
         if steps is not None:
             return self._with_nominated_in_bulk(state, pod, part, statuses, passing, steps)
