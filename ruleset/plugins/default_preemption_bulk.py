@@ -422,7 +422,7 @@ def _reprieve(framework: Framework, steps: list[WhatIfStep], state: CycleState, 
         violations = (victim & (np.arange(victim.shape[1]) < violates[:, None])).sum(axis=1)
     else:
         violations = np.zeros(len(candidates), dtype=np.int64)
-    first, total, count, earliest = _rankings(table, matrix, victim)
+    first, total, count, earliest = _rankings(table, matrix, victim, ordered=not violates.any())
     return Found(nodes[candidates], violations, first, total, count, earliest, matrix[victim],
                  np.cumsum(count)), faults
 
@@ -516,21 +516,27 @@ def _reprieve_by_room(rooms: tuple[dict[str, np.ndarray], dict[str, np.ndarray] 
 
 def _stacked(room: dict[str, np.ndarray], names: list[str], n: int) -> np.ndarray:
     """A room as one row per name of ``names``, the pod count last; unlimited where it has none."""
-    unlimited = np.iinfo(np.int64).max
-    return np.stack([room[name] if name in room else np.full(n, unlimited, dtype=np.int64)
-                     for name in (*names, ROOM_PODS)])
+    stacked = np.empty((len(names) + 1, n), dtype=np.int64)
+    for k, name in enumerate((*names, ROOM_PODS)):
+        stacked[k] = room[name] if name in room else np.iinfo(np.int64).max
+    return stacked
 
 
-def _rankings(table: Any, matrix: np.ndarray,
-              victim: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _rankings(table: Any, matrix: np.ndarray, victim: np.ndarray,
+              ordered: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per candidate: its first victim's priority, the sum of its victims' priorities each offset
-    by 2^31, their number, and the earliest start among its highest-priority ones (meaningless
-    for a candidate without victims)."""
-    priority = np.where(victim, table.priority[matrix], 0)
-    start = table.start[matrix]
-    first = priority[np.arange(len(matrix)), victim.argmax(axis=1)]
-    total = np.where(victim, priority + (MAX_INT32 + 1), 0).sum(axis=1)
+    by 2^31, their number, and the earliest start among its highest-priority ones (0, 0, 0 and
+    inf for a candidate without victims). ``ordered``: each row of ``matrix`` runs from the most
+    important pod down (no PDB put some first), so a row's first victim is also one of its
+    highest priority and, among those, the earliest started."""
     count = victim.sum(axis=1)
+    total = np.where(victim, table.priority[matrix], 0).sum(axis=1) + count * (MAX_INT32 + 1)
+    has = count > 0
+    leading = matrix[np.arange(len(matrix)), victim.argmax(axis=1)]
+    first = np.where(has, table.priority[leading], 0)
+    if ordered:
+        return first, total, count, np.where(has, table.start[leading], np.inf)
+    priority = np.where(victim, table.priority[matrix], 0)
     top = np.where(victim, priority, np.iinfo(np.int64).min).max(axis=1)
-    earliest = np.where(victim & (priority == top[:, None]), start, np.inf).min(axis=1)
+    earliest = np.where(victim & (priority == top[:, None]), table.start[matrix], np.inf).min(axis=1)
     return first, total, count, earliest
