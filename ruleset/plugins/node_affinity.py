@@ -1,7 +1,8 @@
-"""NodeAffinity (Filter, Score, NormalizeScore): the pod's nodeSelector and node affinity.
+"""NodeAffinity (Filter, Score, NormalizeScore; PreFilter from 1.21): the pod's nodeSelector
+and node affinity.
 
 ``nodeaffinity/node_affinity.go`` with ``component-helpers/scheduling/corev1/nodeaffinity``
-of v1.20.
+of v1.20; later releases through the switches below.
 
 Filter, in this order, both UnschedulableAndUnresolvable:
 
@@ -23,6 +24,17 @@ with weight 0 or an empty preference are skipped. A pod whose preferred terms do
 fails the cycle with an Error, as upstream. NormalizeScore is
 ``DefaultNormalizeScore(100, reverse=false)``: ``100 * score / max`` (integer division).
 
+Upstream's PreFilter (from 1.21, kubernetes#99213) parses what its Filter would otherwise
+parse; here it does nothing before 1.27. From 1.27 (:data:`PRE_FILTER_SKIP`) it returns Skip for a
+pod with no ``spec.nodeSelector``, no required node affinity and no ``addedAffinity`` required
+terms: the framework then does not run its Filter. Upstream tests ``pod.Spec.NodeSelector ==
+nil``; a decoded pod cannot tell an absent nodeSelector from an empty one (``{}``), and both
+skip here. That is what a pod read from the API server gives (its storage drops an empty map),
+and Filter passes every node for either, so only whether Filter ran can differ. Not done: the
+``PreFilterResult`` (from 1.24, kubernetes#108648: the node names of required terms' ``In``
+``metadata.name`` fields) and its "pod affinity terms conflict" refusal; the framework has no
+PreFilterResult, and Filter reaches the same verdicts, with other reasons.
+
 Args: ``addedAffinity``, a ``v1.NodeAffinity``, validated like ``ValidateNodeAffinityArgs``
 of v1.20 (``addedAffinity.requiredDuringSchedulingIgnoredDuringExecution: Invalid value:
 <the value, Go %#v>: <parse errors>``). Everything is evaluated for all candidate nodes at
@@ -32,8 +44,8 @@ table, ``metadata.name`` fields by node index. No Go map is iterated here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -46,7 +58,9 @@ from ruleset import (
     FilterResult,
     NodeSet,
     Plugin,
+    Status,
     hookimpl,
+    switch,
 )
 from ruleset.api.pod import NodeAffinity as NodeAffinitySpec
 from ruleset.api.pod import NodeSelectorTerm, Pod, PreferredSchedulingTerm
@@ -76,6 +90,13 @@ ERR_REASON_POD = "node(s) didn't match Pod's node affinity"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 #: The only field a node has for matchFields (``extractNodeFields``).
 NODE_NAME_FIELD = "metadata.name"
+
+PRE_FILTER_SKIP = switch(
+    "NodeAffinity.prefilter-skip", "1.27",
+    "PreFilter returns Skip for a pod with no nodeSelector, no required node affinity and no "
+    "addedAffinity required terms: its Filter is not run",
+    "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go (PreFilter, kubernetes#114125)")
+_SKIP = Status(Code.SKIP)
 
 
 class NodeAffinityError(Exception):
@@ -161,9 +182,11 @@ class NodeAffinity(Plugin):
 
     name = NAME
     Args = NodeAffinityArgs
+    points_since: ClassVar[Mapping[str, str]] = {"preFilter": "1.21"}
 
     def __init__(self, args: Any = None, handle: Any = None):
         super().__init__(args, handle)
+        self._pre_filter_skip = self.handle.target.has(PRE_FILTER_SKIP)
         added: NodeAffinitySpec | None = self.args.added_affinity
         self._added_required: NodeSelectorMatcher | None = None
         self._added_preferred: PreferredTerms | None = None
@@ -181,6 +204,17 @@ class NodeAffinity(Plugin):
     def other_pods(self, state: CycleState, pod: Pod) -> str:
         """Its verdicts read the node and the pod only: other pods never change them."""
         return OTHER_PODS_IGNORED
+
+    @hookimpl
+    def ruleset_pre_filter(self, pod: Pod) -> Status | None:
+        """Skip (1.27 on) when nothing constrains the pod's nodes; otherwise nothing to do here
+        (upstream's PreFilter state is the parse Filter does)."""
+        if not self._pre_filter_skip or self._added_required is not None or pod.node_selector:
+            return None
+        affinity = pod.affinity.node_affinity
+        if affinity is not None and affinity.required is not None:
+            return None
+        return _SKIP
 
     @hookimpl
     def ruleset_filter(self, pod: Pod, nodes: NodeSet) -> FilterResult | None:

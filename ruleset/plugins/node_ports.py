@@ -11,11 +11,16 @@ there (``HostPortInfo.CheckConflict``):
 
 Only nodes that use a wanted (protocol, port) can conflict, so Filter looks them up in the
 snapshot's ``port_users`` index instead of scanning every candidate node.
+
+From 1.28 (:data:`PRE_FILTER_SKIP`) PreFilter returns Skip for a pod without a host port
+(> 0: ``getContainerPorts``, later ``GetHostPorts``, drop the others): the framework then
+does not run its Filter.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -25,10 +30,13 @@ from ruleset import (
     Code,
     CycleState,
     FilterResult,
+    Handle,
     NodeSet,
     Plugin,
     Snapshot,
+    Status,
     hookimpl,
+    switch,
 )
 from ruleset.api.pod import ContainerPort, Pod
 from ruleset.snapshot import DEFAULT_BIND_ALL_HOST_IP, sanitize_host_port
@@ -36,6 +44,12 @@ from ruleset.snapshot import DEFAULT_BIND_ALL_HOST_IP, sanitize_host_port
 NAME = "NodePorts"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
+
+PRE_FILTER_SKIP = switch(
+    "NodePorts.prefilter-skip", "1.28",
+    "PreFilter returns Skip for a pod without host ports: its Filter is not run",
+    "pkg/scheduler/framework/plugins/nodeports/node_ports.go (PreFilter, kubernetes#118271)")
+_SKIP = Status(Code.SKIP)
 
 
 def get_container_ports(*pods: Pod) -> tuple[ContainerPort, ...]:
@@ -79,11 +93,19 @@ class NodePorts(Plugin):
 
     name = NAME
 
+    def __init__(self, args: Any = None, handle: Handle | None = None) -> None:
+        super().__init__(args, handle)
+        self._pre_filter_skip = self.handle.target.has(PRE_FILTER_SKIP)
+
     @hookimpl
-    def ruleset_pre_filter(self, state: CycleState, pod: Pod) -> None:
+    def ruleset_pre_filter(self, state: CycleState, pod: Pod) -> Status | None:
         # The ports the pod holds on a node (from 1.34 its native sidecars' too, as the pod's
         # release counts them: Pod.host_ports); ports without a host port never conflict.
-        state.write(PRE_FILTER_STATE_KEY, pod.host_ports)
+        ports = pod.host_ports
+        if not ports and self._pre_filter_skip:
+            return _SKIP
+        state.write(PRE_FILTER_STATE_KEY, ports)
+        return None
 
     def other_pods(self, state: CycleState, pod: Pod) -> str:
         """A pod without host ports passes every node, whatever pods run there."""

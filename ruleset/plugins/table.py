@@ -73,6 +73,9 @@ _SCORE = ("ruleset_pre_score", "ruleset_score", "ruleset_normalize_score")
 _VOLUME_LIMITS = ("NodeVolumeLimits (the volume's CSI driver reports the node's limit in its CSINode "
                   "allocatable.count)")
 _NON_CSI = "ruleset.plugins.nodevolumelimits.non_csi"
+#: The volume-limit plugins' hooks and the release their PreFilter came in (kubernetes#115398).
+_VOLUME_LIMITS_HOOKS = ("ruleset_pre_filter", "ruleset_filter")
+_VOLUME_LIMITS_PRE_FILTER = {"preFilter": "1.28"}
 
 #: Every built-in plugin, in the order ``ruleset plugins`` lists them
 #: (:data:`ruleset.plugins.BUILTIN_PLUGINS`).
@@ -108,8 +111,9 @@ BUILTINS: tuple[BuiltinPlugin, ...] = (
     BuiltinPlugin("TaintToleration", "ruleset.plugins.taint_toleration", "TaintToleration",
                   ("ruleset_filter", *_SCORE)),
     BuiltinPlugin("NodeAffinity", "ruleset.plugins.node_affinity", "NodeAffinity",
-                  ("ruleset_filter", "ruleset_score", "ruleset_normalize_score"),
-                  args="ruleset.plugins.node_affinity_args:NODE_AFFINITY_ARGS"),
+                  ("ruleset_pre_filter", "ruleset_filter", "ruleset_score", "ruleset_normalize_score"),
+                  args="ruleset.plugins.node_affinity_args:NODE_AFFINITY_ARGS",
+                  points_since={"preFilter": "1.21"}),
     BuiltinPlugin("SelectorSpread", "ruleset.plugins.selector_spread", "SelectorSpread", _SCORE,
                   args=IN_CLASS, aliases=("ServiceSpreading",), removed_in="1.29",
                   replaced_by="PodTopologySpread (its system default constraints spread the same pods)"),
@@ -127,16 +131,16 @@ BUILTINS: tuple[BuiltinPlugin, ...] = (
                   args="ruleset.plugins.interpodaffinity.args:INTER_POD_AFFINITY_ARGS"),
     BuiltinPlugin("VolumeRestrictions", "ruleset.plugins.volume_restrictions", "VolumeRestrictions",
                   (*_PRE_FILTER, "ruleset_filter"), points_since={"preFilter": "1.22"}),
-    BuiltinPlugin("EBSLimits", _NON_CSI, "EBSLimits", ("ruleset_filter",), removed_in="1.32",
-                  replaced_by=_VOLUME_LIMITS),
-    BuiltinPlugin("GCEPDLimits", _NON_CSI, "GCEPDLimits", ("ruleset_filter",), removed_in="1.32",
-                  replaced_by=_VOLUME_LIMITS),
+    BuiltinPlugin("EBSLimits", _NON_CSI, "EBSLimits", _VOLUME_LIMITS_HOOKS, removed_in="1.32",
+                  replaced_by=_VOLUME_LIMITS, points_since=_VOLUME_LIMITS_PRE_FILTER),
+    BuiltinPlugin("GCEPDLimits", _NON_CSI, "GCEPDLimits", _VOLUME_LIMITS_HOOKS, removed_in="1.32",
+                  replaced_by=_VOLUME_LIMITS, points_since=_VOLUME_LIMITS_PRE_FILTER),
     BuiltinPlugin("NodeVolumeLimits", "ruleset.plugins.nodevolumelimits.csi", "NodeVolumeLimits",
-                  ("ruleset_filter",)),
-    BuiltinPlugin("AzureDiskLimits", _NON_CSI, "AzureDiskLimits", ("ruleset_filter",), removed_in="1.32",
-                  replaced_by=_VOLUME_LIMITS),
-    BuiltinPlugin("CinderLimits", _NON_CSI, "CinderLimits", ("ruleset_filter",), removed_in="1.32",
-                  replaced_by=_VOLUME_LIMITS),
+                  _VOLUME_LIMITS_HOOKS, points_since=_VOLUME_LIMITS_PRE_FILTER),
+    BuiltinPlugin("AzureDiskLimits", _NON_CSI, "AzureDiskLimits", _VOLUME_LIMITS_HOOKS, removed_in="1.32",
+                  replaced_by=_VOLUME_LIMITS, points_since=_VOLUME_LIMITS_PRE_FILTER),
+    BuiltinPlugin("CinderLimits", _NON_CSI, "CinderLimits", _VOLUME_LIMITS_HOOKS, removed_in="1.32",
+                  replaced_by=_VOLUME_LIMITS, points_since=_VOLUME_LIMITS_PRE_FILTER),
     BuiltinPlugin("VolumeBinding", "ruleset.plugins.volumebinding.plugin", "VolumeBinding",
                   ("ruleset_pre_filter", "ruleset_filter", "ruleset_pre_score", "ruleset_score",
                    "ruleset_reserve", "ruleset_unreserve", "ruleset_pre_bind"),

@@ -24,10 +24,9 @@ refuses it:
   rejects every node with that reason, Unschedulable, so preemption can free the claim
   (AddPod/RemovePod recount the claims a pod uses, by claim name).
 
-From 1.27 (:data:`PRE_FILTER_SKIP`) PreFilter skips the plugin for a pod with none of the
-four inline volumes and no conflicting claim. The framework has no PreFilter Skip yet, so a
-skip is kept in the cycle state and Filter and the PreFilter extensions then do nothing:
-what upstream's ``SkipFilterPlugins`` does.
+From 1.27 (:data:`PRE_FILTER_SKIP`) PreFilter returns Skip for a pod with none of the four
+inline volumes and no conflicting claim: the framework then runs neither its Filter nor its
+PreFilter extensions for the pod (upstream's ``SkipFilterPlugins``).
 
 A snapshot without storage objects (``snapshot.storage.is_empty()``) looks no claim up:
 ReadWriteOncePod finds nothing; inline volumes are checked as always.
@@ -203,8 +202,7 @@ class PreFilterState:
         self.conflicts += multiplier * sum(1 for name in claim_names(pod) if name in self.claims)
 
 
-#: What PreFilter writes when it skips the plugin (upstream: Skip; Filter is not run).
-SKIPPED = "skipped"
+_SKIP = Status(Code.SKIP)
 
 
 class VolumeRestrictions(Plugin):
@@ -235,17 +233,14 @@ class VolumeRestrictions(Plugin):
             return None
         needs_check = any(needs_restrictions_check(volume) for volume in pod.volumes)
         if not self._rwop:
-            if not needs_check and self._skip:
-                state.write(PRE_FILTER_STATE_KEY, SKIPPED)
-            return None
+            return _SKIP if not needs_check and self._skip else None
         claims, status = rwop_claims(pod, snapshot)
         if status is not None:
             return status
         used = used_claims(snapshot) if claims else set()
         conflicts = sum(1 for name in claims if f"{pod.namespace}/{name}" in used)
         if not needs_check and conflicts == 0 and self._skip:
-            state.write(PRE_FILTER_STATE_KEY, SKIPPED)
-            return None
+            return _SKIP
         state.write(PRE_FILTER_STATE_KEY, PreFilterState(frozenset(claims), conflicts))
         return None
 
@@ -253,8 +248,6 @@ class VolumeRestrictions(Plugin):
         if not (self._preemption and self._rwop):
             return None
         found = state.get(PRE_FILTER_STATE_KEY)
-        if found == SKIPPED:
-            return None
         if not isinstance(found, PreFilterState):
             return Status.error(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
         found.update_with_pod(pod, multiplier)
@@ -276,9 +269,7 @@ class VolumeRestrictions(Plugin):
 
     @hookimpl
     def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:
-        found = state.get(PRE_FILTER_STATE_KEY) if self._skip else None
-        if found == SKIPPED:
-            return None
+        found = state.get(PRE_FILTER_STATE_KEY)
         volumes = [volume for volume in pod.volumes if needs_restrictions_check(volume)]
         disk = conflicting_nodes(nodes.snapshot, nodes.indices, volumes) if volumes else None
         if not (self._preemption and self._rwop):

@@ -21,9 +21,9 @@ What cannot be looked up:
   1.21 patch releases) the same messages are UnschedulableAndUnresolvable, and a missing class
   is the lister's ``storageclass.storage.k8s.io "c" not found``.
 * from 1.27 (:data:`PRE_FILTER`) PreFilter looks everything up once, before any node: a
-  failure refuses the pod on every node (nodes without zone labels included), and a pod with
-  no zone-labelled bound volume skips Filter (upstream's Skip; the framework has no PreFilter
-  Skip yet, so the skip is kept in the cycle state).
+  failure refuses the pod on every node (nodes without zone labels included), and for a pod
+  with no zone-labelled bound volume it returns Skip (:data:`PRE_FILTER_SKIP`): the framework
+  then does not run its Filter.
 
 From 1.28 (:data:`BETA_TO_GA`) a volume's beta label also matches the node's GA label of the
 same kind when the node lacks the beta one.
@@ -40,6 +40,7 @@ from typing import Any, ClassVar
 
 from ruleset import (
     OTHER_PODS_IGNORED,
+    Code,
     CycleState,
     FilterResult,
     Handle,
@@ -77,6 +78,10 @@ PRE_FILTER = switch(
     "VolumeZone.prefilter", "1.27",
     "PreFilter looks the pod's claims and volumes up once: a lookup failure refuses the pod on every node, "
     "and a pod without a zone-labelled bound volume skips Filter", _REF + " (kubernetes#114149, #114896)")
+PRE_FILTER_SKIP = switch(
+    "VolumeZone.prefilter-skip", "1.27",
+    "PreFilter returns Skip for a pod without a zone-labelled bound volume: its Filter is not run",
+    _REF + " (PreFilter, kubernetes#114896)")
 BETA_TO_GA = switch(
     "VolumeZone.beta-to-ga-labels", "1.28",
     "a volume's failure-domain.beta.kubernetes.io zone or region label also matches the node's "
@@ -116,8 +121,7 @@ def pv_topologies(name: str, labels: Mapping[str, str]) -> list[PVTopology]:
     return out
 
 
-#: What PreFilter writes when it skips the plugin (upstream: Skip; Filter is not run).
-SKIPPED = "skipped"
+_SKIP = Status(Code.SKIP)
 
 
 class VolumeZone(Plugin):
@@ -132,6 +136,7 @@ class VolumeZone(Plugin):
         target = self.handle.target
         self._unresolvable = target.has(LOOKUP_UNRESOLVABLE)
         self._pre_filter = target.has(PRE_FILTER)
+        self._pre_filter_skip = target.has(PRE_FILTER_SKIP)
         self._beta_to_ga = target.has(BETA_TO_GA)
 
     # ------------------------------------------------------------------ lookups
@@ -196,7 +201,9 @@ class VolumeZone(Plugin):
         found = self.pod_topologies(pod, snapshot)
         if isinstance(found, Status):
             return found
-        state.write(PRE_FILTER_STATE_KEY, found if found else SKIPPED)
+        if not found and self._pre_filter_skip:
+            return _SKIP
+        state.write(PRE_FILTER_STATE_KEY, found)
         return None
 
     def other_pods(self, state: CycleState, pod: Pod) -> str:
@@ -210,8 +217,6 @@ class VolumeZone(Plugin):
         if not self._pre_filter:
             return self._filter_v120(pod, nodes)
         found = state.get(PRE_FILTER_STATE_KEY)
-        if found == SKIPPED:
-            return None
         # Without PreFilter's state, upstream looks the volumes up again in Filter.
         topologies = found if isinstance(found, list) else self.pod_topologies(pod, nodes.snapshot)
         if isinstance(topologies, Status):

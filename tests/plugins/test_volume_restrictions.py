@@ -30,14 +30,13 @@ from ruleset.api.storage import READ_WRITE_MANY, READ_WRITE_ONCE_POD, Persistent
 from ruleset.config import PluginConfig, Profile
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.plugin import Handle
-from ruleset.framework.runtime import Framework
+from ruleset.framework.runtime import SKIP_FILTER_PLUGINS, Framework
 from ruleset.pluginmanager import load_registry
 from ruleset.plugins.volume_restrictions import (
     ERR_REASON_DISK_CONFLICT,
     ERR_REASON_RWOP_CONFLICT,
     PRE_FILTER_STATE_KEY,
     RWOP_GATE,
-    SKIPPED,
     PreFilterState,
     VolumeRestrictions,
 )
@@ -70,7 +69,7 @@ def run(version: str, pod: dict, existing: Sequence[dict] = (), claims: Sequence
     framework = Framework(profile, _registry(), Handle(snapshot))
     result = Scheduler(framework, seed=0).schedule(decode(pod, state), always_score=True)
     assert result.statuses is not None and result.state is not None
-    skipped = SKIP if result.state.get(PRE_FILTER_STATE_KEY) == SKIPPED else None
+    skipped = SKIP if VolumeRestrictions.name in (result.state.get(SKIP_FILTER_PLUGINS) or ()) else None
     status = result.statuses.status(0)
     if result.status is not None and result.status.code.label == "Error":
         return skipped, ("Error", result.status.reasons)

@@ -45,8 +45,6 @@ from ruleset.plugins.volume_zone import (
     ERR_REASON_CONFLICT,
     GA_REGION,
     GA_ZONE,
-    PRE_FILTER_STATE_KEY,
-    SKIPPED,
     VolumeZone,
     label_zones_to_set,
 )
@@ -77,8 +75,6 @@ def check(version: str, pod_claims: Sequence[str], node_labels: Mapping[str, str
     pre = plugin.ruleset_pre_filter(state, pod, snapshot)
     if pre is not None:
         return pre.code.label, pre.reasons
-    if state.get(PRE_FILTER_STATE_KEY) == SKIPPED:
-        return SKIP
     result = plugin.ruleset_filter(state, pod, snapshot.all_nodes())
     if result is None:
         return OK

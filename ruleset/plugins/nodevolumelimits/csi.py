@@ -1,5 +1,5 @@
-"""NodeVolumeLimits (Filter): a node takes no more CSI volumes per driver than its limit
-(``nodevolumelimits/csi.go`` at v1.20.0, later releases through switches).
+"""NodeVolumeLimits (Filter; PreFilter from 1.28): a node takes no more CSI volumes per driver
+than its limit (``nodevolumelimits/csi.go`` at v1.20.0, later releases through switches).
 
 The pod's volumes and those of the pods on the node are counted once each by
 ``<driver>/<volume handle>``: a claim bound to a CSI PersistentVolume gives its driver and
@@ -13,15 +13,22 @@ without a limit is not checked. Too many: Unschedulable ``node(s) exceed max vol
 A missing claim is not counted (1.20); from 1.21 a missing claim of the pod being scheduled is
 an Error, from 1.30 UnschedulableAndUnresolvable. Without any storage object in the input
 (``snapshot.storage.is_empty()``) claims are not looked up at all.
+
+From 1.28 (:data:`PRE_FILTER_SKIP`, kubernetes#115398) PreFilter returns Skip unless some
+volume of the pod is a claim, a generic ephemeral volume or an in-tree source CSI migration
+knows (``translator.IsInlineMigratable``, whatever the node): the framework then does not run
+its Filter.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from ruleset import (
     OTHER_PODS_ANY,
     OTHER_PODS_IGNORED,
+    Code,
     CycleState,
     FilterResult,
     NodeSet,
@@ -61,6 +68,12 @@ INLINE_MIGRATED = switch("NodeVolumeLimits.migrated-inline-volumes", "1.21",
 MISSING_CLAIM_UNRESOLVABLE = switch("NodeVolumeLimits.missing-claim-unresolvable", "1.30",
                                     "a missing claim of the pod to schedule: UnschedulableAndUnresolvable",
                                     f"{REFERENCE}/csi.go Filter (apierrors.IsNotFound)")
+#: PreFilter returns Skip for a pod without a volume the plugin may count.
+PRE_FILTER_SKIP = switch("NodeVolumeLimits.prefilter-skip", "1.28",
+                         "PreFilter returns Skip for a pod without a claim, generic ephemeral or migratable "
+                         "in-tree volume: its Filter is not run",
+                         f"{REFERENCE}/csi.go PreFilter (kubernetes#115398)")
+_SKIP = Status(Code.SKIP)
 
 
 class ClaimError(Exception):
@@ -90,10 +103,12 @@ class NodeVolumeLimits(PerNodeFilter):
     ``allocatable.count``, or the node's ``attachable-volumes-csi-*``)."""
 
     name = NAME
+    points_since: ClassVar[Mapping[str, str]] = {"preFilter": "1.28"}
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         super().__init__(args, handle)
         target = self.handle.target
+        self.pre_filter_skip = target.has(PRE_FILTER_SKIP)
         self.ephemeral = target.has(EPHEMERAL)
         self.missing_claim_error = target.has(MISSING_CLAIM_ERROR)
         self.missing_claim_unresolvable = target.has(MISSING_CLAIM_UNRESOLVABLE)
@@ -103,6 +118,18 @@ class NodeVolumeLimits(PerNodeFilter):
     def other_pods(self, state: CycleState, pod: Pod) -> str:
         """A pod without volumes passes every node, whatever pods run there."""
         return OTHER_PODS_ANY if pod.volumes else OTHER_PODS_IGNORED
+
+    @hookimpl
+    def ruleset_pre_filter(self, pod: Pod) -> Status | None:
+        """Skip (1.28 on) unless a volume has ``persistentVolumeClaim`` or ``ephemeral`` or is
+        inline migratable (upstream's test, whatever the node's migration)."""
+        if not self.pre_filter_skip:
+            return None
+        for volume in pod.volumes:
+            if (isinstance(volume.get("persistentVolumeClaim"), dict)
+                    or isinstance(volume.get("ephemeral"), dict) or in_tree_source(volume) is not None):
+                return None
+        return _SKIP
 
     @hookimpl
     def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:

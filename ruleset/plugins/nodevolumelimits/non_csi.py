@@ -1,5 +1,6 @@
-"""EBSLimits, GCEPDLimits, AzureDiskLimits, CinderLimits (Filter): a node takes no more volumes
-of one in-tree type than its limit (``nodevolumelimits/non_csi.go`` at v1.20.0).
+"""EBSLimits, GCEPDLimits, AzureDiskLimits, CinderLimits (Filter; PreFilter from 1.28): a node
+takes no more volumes of one in-tree type than its limit (``nodevolumelimits/non_csi.go`` at
+v1.20.0).
 
 Each counts the unique volumes of its type of the pod and of the pods on the node: inline
 sources by their ID (EBS ``volumeID``, GCE PD ``pdName``, Azure Disk ``diskName``, Cinder
@@ -14,6 +15,10 @@ or the beta one), GCE PD 16, Azure Disk 16, Cinder 256. The ``KUBE_MAX_PD_VOLS``
 variable of the scheduler process, which upstream lets replace that default, is ignored: it is
 no part of a profile. Too many: Unschedulable ``node(s) exceed max volume count``.
 
+From 1.28 (:data:`PRE_FILTER_SKIP`, kubernetes#115398) PreFilter returns Skip unless some
+volume of the pod is an inline source of the plugin's type (``FilterVolume``), a claim or a
+generic ephemeral volume: the framework then does not run its Filter.
+
 The four plugins left kube-scheduler in 1.32 (PR #124003): CSI drivers report their limits in
 CSINode, which NodeVolumeLimits reads.
 """
@@ -21,17 +26,20 @@ CSINode, which NodeVolumeLimits reads.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ruleset import (
     OTHER_PODS_ANY,
     OTHER_PODS_IGNORED,
+    Code,
     CycleState,
     FilterResult,
     NodeSet,
     PerNodeFilter,
     Status,
     hookimpl,
+    switch,
 )
 from ruleset.api.node import Node
 from ruleset.api.pod import Pod
@@ -46,6 +54,7 @@ from ruleset.plugins.nodevolumelimits.utils import (
     GCE_PD,
     MISSING_CLAIM_ERROR,
     PLACEHOLDER_PREFIX,
+    REFERENCE,
     InTreePlugin,
     is_csi_migration_on,
     migrated_plugins,
@@ -62,6 +71,13 @@ DEFAULT_MAX_AZURE_DISK_VOLUMES = 16
 DEFAULT_MAX_CINDER_VOLUMES = 256
 LABEL_INSTANCE_TYPE_STABLE = "node.kubernetes.io/instance-type"
 LABEL_INSTANCE_TYPE_BETA = "beta.kubernetes.io/instance-type"
+#: PreFilter returns Skip for a pod without a volume the plugin may count.
+PRE_FILTER_SKIP = switch("NonCSILimits.prefilter-skip", "1.28",
+                         "EBSLimits, GCEPDLimits, AzureDiskLimits and CinderLimits: PreFilter returns Skip "
+                         "for a pod without an inline volume of the plugin's type, a claim or a generic "
+                         "ephemeral volume: its Filter is not run",
+                         f"{REFERENCE}/non_csi.go PreFilter (kubernetes#115398)")
+_SKIP = Status(Code.SKIP)
 REPLACED_BY = ("NodeVolumeLimits (the volume's CSI driver reports the node's limit in its CSINode "
                "allocatable.count)")
 
@@ -89,10 +105,12 @@ class NonCSILimits(PerNodeFilter):
     limit_key: ClassVar[str]
     removed_in: ClassVar[str | None] = "1.32"
     replaced_by: ClassVar[str] = REPLACED_BY
+    points_since: ClassVar[Mapping[str, str]] = {"preFilter": "1.28"}
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         super().__init__(args, handle)
         target = self.handle.target
+        self.pre_filter_skip = target.has(PRE_FILTER_SKIP)
         self.ephemeral = target.has(EPHEMERAL)
         self.missing_claim_error = target.has(MISSING_CLAIM_ERROR)
         self.migrated = migrated_plugins(target)
@@ -107,6 +125,18 @@ class NonCSILimits(PerNodeFilter):
     def other_pods(self, state: CycleState, pod: Pod) -> str:
         """A pod without volumes passes every node, whatever pods run there."""
         return OTHER_PODS_ANY if pod.volumes else OTHER_PODS_IGNORED
+
+    @hookimpl
+    def ruleset_pre_filter(self, pod: Pod) -> Status | None:
+        """Skip (1.28 on) unless a volume is of the plugin's type or has ``persistentVolumeClaim``
+        or ``ephemeral`` (upstream's test, whatever the node's migration)."""
+        if not self.pre_filter_skip:
+            return None
+        keys = (self.plugin.source, "persistentVolumeClaim", "ephemeral")
+        for volume in pod.volumes:
+            if any(isinstance(volume.get(key), dict) for key in keys):
+                return None
+        return _SKIP
 
     @hookimpl
     def ruleset_filter(self, state: CycleState, pod: Pod, nodes: NodeSet) -> FilterResult | None:

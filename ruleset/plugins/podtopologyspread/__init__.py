@@ -46,7 +46,9 @@ Filter counts one pass over the nodes carrying every key and matching the pod's 
 (of constraints sharing a key, a node's count is the last one's) and ``minDomains`` (gate) sets
 the global minimum to 0 while fewer domains are eligible; from 1.25 (gate)
 ``nodeAffinityPolicy``/``nodeTaintsPolicy`` (defaults Honor/Ignore) choose per constraint which
-nodes count, in Filter and Score; from 1.33 each constraint counts on its own.
+nodes count, in Filter and Score; from 1.28 a pod without hard constraints (its own, or the
+defaults) gets Skip from PreFilter (its Filter and AddPod/RemovePod are then not run) and one
+without soft constraints Skip from PreScore; from 1.33 each constraint counts on its own.
 
 Upstream's ``pkg/scheduler/framework/plugins/podtopologyspread``, file for file:
 :mod:`.common` (constraints and defaults), :mod:`.filtering` (PreFilter, AddPod/RemovePod,

@@ -94,6 +94,10 @@ class PodTopologySpread(Plugin):
             constraints = self.constraints_for(pod, snapshot, DO_NOT_SCHEDULE)
         except SelectorError as exc:
             return Status.error(f"obtaining pod's hard topology spread constraints: {exc}")
+        if not constraints and self.behaviour.pre_filter_skip:
+            # 1.28: Skip, so the framework runs neither Filter nor AddPod/RemovePod (1.20-1.27
+            # write an empty state, with which Filter passes every node).
+            return Status(Code.SKIP)
         state.write(PRE_FILTER_STATE_KEY, pre_filter_state(pod, snapshot, constraints, self.behaviour))
         return None
 

@@ -56,6 +56,11 @@ PRE_SCORE_SKIP = switch(
     "a pod without soft constraints is not scored by PodTopologySpread (PreScore Skip), instead of "
     "every node scoring 100",
     _DIR + "scoring.go (PreScore, kubernetes#118608)")
+PRE_FILTER_SKIP = switch(
+    "PodTopologySpread.prefilter-skip", "1.28",
+    "a pod without hard (DoNotSchedule) constraints, its own or the defaults, is not filtered by "
+    "PodTopologySpread (PreFilter Skip: Filter, AddPod and RemovePod are not run)",
+    _DIR + "filtering.go (PreFilter, kubernetes#117683)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +72,7 @@ class Behaviour:
     match_label_keys: bool = False
     empty_selector_counts_nothing: bool = False
     pre_score_skip: bool = False
+    pre_filter_skip: bool = False
     filter_counts_affinity_nodes: bool = False
     min_domains: bool = False
     node_inclusion_policy: bool = False
@@ -79,6 +85,7 @@ class Behaviour:
                    score_round=target.has(SCORE_ROUND), match_label_keys=target.has(MATCH_LABEL_KEYS),
                    empty_selector_counts_nothing=target.has(EMPTY_SELECTOR_COUNTS_NOTHING),
                    pre_score_skip=target.has(PRE_SCORE_SKIP),
+                   pre_filter_skip=target.has(PRE_FILTER_SKIP),
                    filter_counts_affinity_nodes=target.has(FILTER_COUNTS_AFFINITY_NODES),
                    min_domains=target.has(MIN_DOMAINS),
                    node_inclusion_policy=target.has(NODE_INCLUSION_POLICY),
