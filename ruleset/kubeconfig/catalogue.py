@@ -66,10 +66,31 @@ POINTS_1_28: dict[str, frozenset[str]] = {
 }
 
 
+#: Points an in-tree plugin gained in a release the two tables above do not mark: the v1.20
+#: table serves 1.20 and 1.21, the v1.28 one every later release.
+POINTS_SINCE: dict[str, dict[str, str]] = {
+    # nodeaffinity: PreFilter from 1.21 (kubernetes#99213).
+    "NodeAffinity": {"preFilter": "1.21"},
+    # nodevolumelimits: PreFilter (a Skip for pods without volumes) from 1.28 (kubernetes#115398).
+    **{name: {"preFilter": "1.28"}
+       for name in ("NodeVolumeLimits", "EBSLimits", "GCEPDLimits", "AzureDiskLimits", "CinderLimits")},
+}
+
+
+def _minor(release: str) -> int:
+    """The minor version of a ``1.N`` release (``1.N.P`` too)."""
+    return int(release.split(".")[1])
+
+
 def upstream_points(name: str, release: str) -> frozenset[str] | None:
     """Points the in-tree plugin ``name`` implements in ``release`` (None: not in-tree)."""
-    table = POINTS_1_28 if release >= "1.22" else POINTS_1_20
-    return table.get(name)
+    minor = _minor(release)
+    points = (POINTS_1_28 if minor >= 22 else POINTS_1_20).get(name)
+    if points is None:
+        return None
+    for point, since in POINTS_SINCE.get(name, {}).items():
+        points = points | {point} if minor >= _minor(since) else points - {point}
+    return points
 
 
 # ------------------------------------------------------------------ what cannot cross
@@ -154,5 +175,5 @@ DEFAULT_RESOURCES = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 
 
 def args_fields(plugin: str, release: str) -> tuple[str, ...] | None:
     """The KubeSchedulerConfiguration args fields of ``plugin`` in ``release`` (None: no Args kind)."""
-    table = ARGS_FIELDS_1_28 if release >= "1.22" else ARGS_FIELDS_1_20
+    table = ARGS_FIELDS_1_28 if _minor(release) >= 22 else ARGS_FIELDS_1_20
     return table.get(plugin)

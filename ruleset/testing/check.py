@@ -23,7 +23,7 @@ from ruleset.framework.hooks import class_hooks
 from ruleset.framework.plugin import PerNodeFilter, PerNodeScore, Plugin
 from ruleset.framework.points import implemented_points
 from ruleset.framework.results import FilterResult
-from ruleset.framework.runtime import Framework
+from ruleset.framework.runtime import SKIP_FILTER_PLUGINS, Framework
 from ruleset.framework.status import Code, Status
 from ruleset.framework.types import QueuedPodInfo
 from ruleset.snapshot import NodeInfo, NodeSet, Snapshot
@@ -268,9 +268,10 @@ class _Cycle:
         return outcome
 
     def filter(self, state: CycleState, nodes: NodeSet, what: str = "") -> Any:
-        """The plugin's Filter verdicts on ``nodes`` (None without a Filter hook), or _BROKEN."""
+        """The plugin's Filter verdicts on ``nodes`` (None without a Filter hook, or when its
+        PreFilter returned Skip: the framework does not run it then), or _BROKEN."""
         steps = self.framework.tables["ruleset_filter"]
-        if not steps:
+        if not steps or steps[0].plugin in (state.get(SKIP_FILTER_PLUGINS) or ()):
             return None
         try:
             result = steps[0](state=state, pod=self.pod, nodes=nodes)
