@@ -5,7 +5,8 @@ Not an upstream port. NodeResourcesFit (each scoring strategy) and BalancedAlloc
 from kept per-node scores, refreshed from the snapshot's per-node change stamps; on seeded
 random clusters, through pods placed, pods removed, what-if blocks (scored inside, then
 undone) and bulk loading, every
-score must equal what a plugin without kept scores computes, exactly.
+score must equal what a plugin without kept scores computes, exactly; and so must Fit's Filter
+verdicts, which it answers from each node's kept "fails for some reason" when none fails.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 
 from ruleset.config import PluginConfig, Profile
+from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.plugin import Handle
 from ruleset.framework.runtime import Framework
 from ruleset.pluginmanager import load_registry
@@ -90,6 +92,17 @@ def _check(snapshot: Any, kept_fit: Any, kept_balanced: Any, shapes: list[Any], 
         assert kept_fit.ruleset_score(pod, nodes).tolist() == fresh_fit.ruleset_score(pod, nodes).tolist()
         assert (kept_balanced.ruleset_score(pod, nodes).tolist()
                 == fresh_balanced.ruleset_score(pod, nodes).tolist())
+        assert _verdicts(kept_fit, pod, nodes) == _verdicts(fresh_fit, pod, nodes)
+
+
+def _verdicts(fit: Any, pod: Any, nodes: NodeSet) -> list[tuple[int, tuple[str, ...]]]:
+    """Fit's Filter on ``nodes``, as (code, reasons) per node."""
+    state = CycleState()
+    fit.ruleset_pre_filter(state, pod, nodes.snapshot)
+    result = fit.ruleset_filter(state, pod, nodes)
+    if result is None:
+        return [(0, ())] * len(nodes)
+    return [(int(result.codes[i]), result.reasons[int(result.reason_index[i])]) for i in range(len(nodes))]
 
 
 def test_a_shape_is_kept_from_its_second_pod() -> None:

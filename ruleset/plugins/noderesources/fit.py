@@ -113,6 +113,8 @@ class NodeResourcesFit(Plugin):
         self._refuse_sidecars = target.has(SIDECARS_GATED) and not target.gate("SidecarContainers")
         self._strategy = (strategy or DEFAULT_STRATEGY) if target.has(SCORE) else None
         self._by_shape = scoring.ScoresByShape()
+        #: Per request shape, whether each node fails Filter for any reason (kept like the scores).
+        self._failing_by_shape = scoring.ScoresByShape()
         if self._strategy is not None:
             names = [spec.name for spec in self._strategy.resources]
             self._reader = scoring.ResourceReader.at(target, names)
@@ -219,6 +221,10 @@ class NodeResourcesFit(Plugin):
             # One node, as in every pass of a preemption dry run: the same comparisons on
             # numpy scalars cost a fraction of numpy's per-call overhead on arrays.
             return self._one_node(fit, nodes.snapshot, nodes.indices.item(0))
+        # Most scans pass every node: answered from each node's kept verdict for pods asking
+        # the same (kept up to date node by node); otherwise worked out with the reasons.
+        if not self._failing_by_shape.scores(fit.checks, nodes, partial(_failing, fit)).any():
+            return None
         if self._unresolvable:
             return _with_unresolvable(fit, nodes.snapshot, nodes.indices)
         return _combine(len(nodes), list(_shortfalls(fit, nodes.snapshot, nodes.indices)))
@@ -312,6 +318,18 @@ def _shortfalls(fit: PreFilterState, sums: _Sums, at: Any) -> Iterator[tuple[str
         # Upstream's comparison, in int64 that wraps as Go's does (silently on arrays; a caller
         # passing a node index wraps the call in np.errstate).
         yield reason, wanted > sums.allocatable(name)[at] - sums.requested(name)[at]
+
+
+def _failing(fit: PreFilterState, nodes: NodeSet) -> np.ndarray:
+    """Whether each of ``nodes`` fails Filter for some reason."""
+    if len(nodes) == 1:  # the usual update: the one node a pod was bound to
+        with np.errstate(over="ignore"):
+            fails = any(short for _, short in _shortfalls(fit, nodes.snapshot, nodes.indices.item(0)))
+        return np.array([fails])
+    failing = np.zeros(len(nodes), dtype=bool)
+    for _, short in _shortfalls(fit, nodes.snapshot, nodes.indices):
+        failing |= short
+    return failing
 
 
 def _combine(n: int, checks: list[tuple[str, np.ndarray]], failing: bool = False) -> FilterResult:
