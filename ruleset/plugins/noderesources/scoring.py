@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -150,10 +151,10 @@ class ScoresByShape:
 
     def __init__(self) -> None:
         #: shape -> (snapshot, generation it is current at, every node's score in node order).
-        self._kept: dict[tuple[int, ...], tuple[Snapshot, int, np.ndarray]] = {}
-        self._seen: set[tuple[int, ...]] = set()
+        self._kept: dict[tuple[Any, ...], tuple[Snapshot, int, np.ndarray]] = {}
+        self._seen: set[tuple[Any, ...]] = set()
 
-    def scores(self, shape: tuple[int, ...], nodes: NodeSet,
+    def scores(self, shape: tuple[Any, ...], nodes: NodeSet,
                compute: Callable[[NodeSet], np.ndarray]) -> np.ndarray:
         """``compute(nodes)``, answered from the kept scores where they are current."""
         snapshot = nodes.snapshot
