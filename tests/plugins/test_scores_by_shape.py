@@ -22,7 +22,6 @@ from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.plugin import Handle
 from ruleset.framework.runtime import Framework
 from ruleset.pluginmanager import load_registry
-from ruleset.plugins.noderesources.scoring import ScoresByShape
 from ruleset.snapshot import NodeSet
 from tests.factories import build_cluster, decode, make_node, make_pod
 
@@ -133,23 +132,3 @@ def test_changed_since_reads_the_log_or_every_stamp() -> None:
         expected = np.flatnonzero(snapshot.changed_at > generation).tolist()
         assert snapshot.changed_since(generation).tolist() == expected
     assert snapshot.changed_since(snapshot.generation).tolist() == []
-
-
-def test_a_changed_node_is_worked_out_again_only_when_asked_for() -> None:
-    state = build_cluster([make_node(f"n{i}") for i in range(4)])
-    snapshot = state.snapshot
-    kept = ScoresByShape()
-    asked: list[list[int]] = []
-
-    def compute(nodes: NodeSet) -> np.ndarray:
-        asked.append(nodes.indices.tolist())
-        return snapshot.pod_count[nodes.indices].copy()
-
-    every = NodeSet(snapshot, np.arange(4))
-    assert kept.scores((1,), every, compute).tolist() == [0, 0, 0, 0]  # first pod of the shape
-    assert kept.scores((1,), every, compute).tolist() == [0, 0, 0, 0]  # second: every node kept
-    snapshot.add_pod(decode(make_pod("a", requests={"cpu": "1"})), 3)
-    assert kept.scores((1,), NodeSet(snapshot, np.array([0, 1])), compute).tolist() == [0, 0]
-    assert kept.scores((1,), NodeSet(snapshot, np.array([2, 3])), compute).tolist() == [0, 1]
-    assert kept.scores((1,), every, compute).tolist() == [0, 0, 0, 1]
-    assert asked == [[0, 1, 2, 3], [0, 1, 2, 3], [3]]

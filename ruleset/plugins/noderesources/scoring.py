@@ -141,8 +141,7 @@ class ScoresByShape:
     """A resource scorer's scores of every node, per pod shape (what the pod requests, as the
     scorer reads it), kept up to date node by node from :attr:`Snapshot.changed_at`: a node's
     score depends only on the pod's requests and that node's sums and allocatable, and between
-    two pods of one template only the nodes where pods landed change. A changed node is worked
-    out again only when it is asked for (a scan rarely comes back to the node the last pod took).
+    two pods of one template only the nodes where pods landed change.
 
     A shape is kept from its second pod on (a one-off pod would pay for every node), at most
     :attr:`LIMIT` shapes at a time (the oldest goes first).
@@ -151,9 +150,8 @@ class ScoresByShape:
     LIMIT = 32
 
     def __init__(self) -> None:
-        #: shape -> (snapshot, generation it is current at, every node's score in node order,
-        #: which of those are stale, how many are).
-        self._kept: dict[tuple[Any, ...], tuple[Snapshot, int, np.ndarray, np.ndarray, int]] = {}
+        #: shape -> (snapshot, generation it is current at, every node's score in node order).
+        self._kept: dict[tuple[Any, ...], tuple[Snapshot, int, np.ndarray]] = {}
         self._seen: set[tuple[Any, ...]] = set()
 
     def scores(self, shape: tuple[Any, ...], nodes: NodeSet,
@@ -170,26 +168,14 @@ class ScoresByShape:
             if len(self._kept) >= self.LIMIT:
                 del self._kept[next(iter(self._kept))]
             every = compute(NodeSet(snapshot, np.arange(snapshot.num_nodes)))
-            kept = (snapshot, snapshot.generation, every, np.zeros(snapshot.num_nodes, dtype=bool), 0)
-            self._kept[shape] = kept
-        _, generation, every, stale, stale_count = kept
+            self._kept[shape] = kept = (snapshot, snapshot.generation, every)
+        _, generation, every = kept
         if snapshot.generation != generation:
             changed = snapshot.changed_since(generation)
             if len(changed):
-                changed = changed[~stale[changed]]
-                stale[changed] = True
-                stale_count += len(changed)
-            kept = (snapshot, snapshot.generation, every, stale, stale_count)
-            self._kept[shape] = kept
-        indices = nodes.indices
-        if stale_count:
-            due = indices[stale[indices]]
-            if len(due):
-                every[due] = compute(NodeSet(snapshot, due))  # only ever handed out gathered
-                stale[due] = False
-                left = int(np.count_nonzero(stale))
-                self._kept[shape] = (snapshot, snapshot.generation, every, stale, left)
-        return every[indices]
+                every[changed] = compute(NodeSet(snapshot, changed))  # only ever handed out gathered
+            self._kept[shape] = (snapshot, snapshot.generation, every)
+        return every[nodes.indices]
 
 
 _REPORTED_BY_ALL = "noderesources.scoring.reported-by-all:"
