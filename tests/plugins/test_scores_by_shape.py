@@ -6,7 +6,9 @@ from kept per-node scores, refreshed from the snapshot's per-node change stamps;
 random clusters, through pods placed, pods removed, what-if blocks (scored inside, then
 undone) and bulk loading, every
 score must equal what a plugin without kept scores computes, exactly; and so must Fit's Filter
-verdicts, which it answers from each node's kept "fails for some reason" when none fails.
+verdicts, which it answers from each node's kept "fails for some reason" when none fails. A
+kept shape catches up one node at a time in Python numbers (``least_one``, ``most_one``,
+``balanced_one``): those must give the array forms' integers.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.plugin import Handle
 from ruleset.framework.runtime import Framework
 from ruleset.pluginmanager import load_registry
+from ruleset.plugins.noderesources import scoring
 from ruleset.snapshot import NodeSet
 from tests.factories import build_cluster, decode, make_node, make_pod
 
@@ -132,3 +135,20 @@ def test_changed_since_reads_the_log_or_every_stamp() -> None:
         expected = np.flatnonzero(snapshot.changed_at > generation).tolist()
         assert snapshot.changed_since(generation).tolist() == expected
     assert snapshot.changed_since(snapshot.generation).tolist() == []
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_one_node_scores_are_the_array_scores(seed: int) -> None:
+    """The one-node forms (Python integers and floats) against the array forms, on nodes with
+    resources missing (allocatable 0), over-committed, and one to four resources."""
+    rng = random.Random(seed)
+    k = rng.randrange(1, 5)
+    weights = [rng.randrange(1, 4) for _ in range(k)]
+    for _ in range(50):
+        one = [(rng.choice([0, 1, 250, 999, 4000, 9000, 3 * 2**30]), rng.choice([0, 1000, 4000, 8 * 2**30]))
+               for _ in range(k)]
+        one = [(0 if allocatable == 0 else requested, allocatable) for requested, allocatable in one]
+        columns = [(np.array([r], dtype=np.int64), np.array([a], dtype=np.int64)) for r, a in one]
+        assert scoring.least_one(one, weights) == scoring.least_allocated(columns, weights)[0]
+        assert scoring.most_one(one, weights) == scoring.most_allocated(columns, weights)[0]
+        assert scoring.balanced_one(one) == scoring.balanced_std_dev(columns)[0]

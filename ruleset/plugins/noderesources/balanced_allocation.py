@@ -30,6 +30,7 @@ does nothing observable before 1.33.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -120,9 +121,7 @@ class NodeResourcesBalancedAllocation(Plugin):
             requests = self._reader.pod_requests(pod)
             if self._skip_best_effort and not any(requests):
                 return np.zeros(len(nodes), dtype=np.int64)
-            reader = self._reader
-            return self._by_shape.scores(tuple(requests), nodes,
-                                         lambda some: scoring.balanced_std_dev(reader.read(requests, some)))
+            return self._by_shape.scores(tuple(requests), nodes, partial(_balanced, self._reader, requests))
         cpu_req, cpu_alloc = requested_and_allocatable(pod, nodes, "cpu")
         mem_req, mem_alloc = requested_and_allocatable(pod, nodes, "memory")
         cpu = fraction_of_capacity(cpu_req, cpu_alloc)
@@ -149,3 +148,13 @@ class NodeResourcesBalancedAllocation(Plugin):
             if name.startswith("attachable-volumes-"):
                 limit += snapshot.allocatable(name)[nodes.indices]
         return np.where(limit > 0, limit - snapshot.volume_count[nodes.indices], 0)
+
+
+def _balanced(reader: scoring.ResourceReader, requests: list[int], nodes: NodeSet) -> np.ndarray:
+    """The 1.22+ score of ``nodes``; one node (a kept shape catching up with the node the last pod
+    took) in plain floats, the same operations."""
+    if len(nodes) == 1:
+        one = reader.read_one(requests, nodes.snapshot, nodes.indices.item(0))
+        if one is not None:
+            return np.array([scoring.balanced_one(one)], dtype=np.int64)
+    return scoring.balanced_std_dev(reader.read(requests, nodes))

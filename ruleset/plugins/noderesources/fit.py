@@ -157,6 +157,13 @@ class NodeResourcesFit(Plugin):
 
     def _score(self, requests: list[int], nodes: NodeSet) -> np.ndarray:
         assert self._strategy is not None
+        if len(nodes) == 1 and self._strategy.type in (LEAST_ALLOCATED, MOST_ALLOCATED):
+            # One node, as when a kept shape catches up with the node the last pod took.
+            one = self._reader.read_one(requests, nodes.snapshot, nodes.indices.item(0))
+            if one is not None:
+                score = (scoring.least_one if self._strategy.type == LEAST_ALLOCATED else scoring.most_one)(
+                    one, self._weights)
+                return np.array([score], dtype=np.int64)
         columns = self._reader.read(requests, nodes)
         if self._strategy.type == LEAST_ALLOCATED:
             return scoring.least_allocated(columns, self._weights)

@@ -10,6 +10,7 @@ The v1.20 formulas stay in their plugin modules; these serve every release from 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -135,6 +136,78 @@ class ResourceReader:
                 requested = np.where(allocatable == 0, 0, requested)
             out.append((requested, allocatable))
         return out
+
+    def read_one(self, pod_requests: list[int], snapshot: Snapshot, at: int) -> list[tuple[int, int]] | None:
+        """:meth:`read` for node ``at`` alone, as Python integers; None when a value is too large
+        for :func:`one_node` to reproduce int64 and float64 arithmetic exactly (ask :meth:`read`)."""
+        out = []
+        for name, pod_request in zip(self.names, pod_requests, strict=True):
+            if pod_request == 0 and res.is_scalar_resource(name):
+                out.append((0, 0))
+                continue
+            if name == res.CPU:
+                node = snapshot.requested(res.CPU) if self.use_requested else snapshot.non_zero_cpu
+            elif name == res.MEMORY:
+                node = snapshot.requested(res.MEMORY) if self.use_requested else snapshot.non_zero_memory
+            elif name == res.EPHEMERAL_STORAGE or res.is_scalar_resource(name):
+                node = snapshot.requested(name)
+            else:
+                out.append((0, 0))
+                continue
+            allocatable, requested = snapshot.allocatable(name).item(at), node.item(at) + pod_request
+            if not (abs(allocatable) < _EXACT and abs(requested) < _EXACT):
+                return None
+            out.append((0 if allocatable == 0 else requested, allocatable))
+        return out
+
+
+#: Below this magnitude a one-node score in Python integers and floats is what the int64 and
+#: float64 arrays give: nothing wraps (times 100 stays far from 2^63) and every value is an
+#: exact float.
+_EXACT = 2**50
+
+
+def least_one(columns: list[tuple[int, int]], weights: Sequence[int]) -> int:
+    """:func:`least_allocated` of one node (from :meth:`ResourceReader.read_one`)."""
+    return _weighted_one(columns, weights, lambda requested, capacity: (
+        0 if capacity == 0 or requested > capacity else (capacity - requested) * MAX_NODE_SCORE // capacity))
+
+
+def most_one(columns: list[tuple[int, int]], weights: Sequence[int]) -> int:
+    """:func:`most_allocated` of one node."""
+    return _weighted_one(columns, weights, lambda requested, capacity: (
+        0 if capacity == 0 else min(requested, capacity) * MAX_NODE_SCORE // capacity))
+
+
+def _weighted_one(columns: list[tuple[int, int]], weights: Sequence[int],
+                  per_resource: Callable[[int, int], int]) -> int:
+    node_score = weight_sum = 0
+    for (requested, allocatable), weight in zip(columns, weights, strict=True):
+        if allocatable != 0:
+            node_score += per_resource(requested, allocatable) * weight
+            weight_sum += weight
+    return 0 if weight_sum == 0 else node_score // weight_sum
+
+
+def balanced_one(columns: list[tuple[int, int]]) -> int:
+    """:func:`balanced_std_dev` of one node: the same float64 operations, in the same order."""
+    fractions = [min(float(requested) / float(allocatable), 1.0)
+                 for requested, allocatable in columns if allocatable != 0]
+    k = len(fractions)
+    if k == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif k > 2:
+        total = 0.0
+        for fraction in fractions:
+            total = total + fraction
+        mean = total / k
+        squares = 0.0
+        for fraction in fractions:
+            squares = squares + (fraction - mean) * (fraction - mean)
+        std = math.sqrt(squares / k)
+    else:
+        std = 0.0
+    return int((1 - std) * MAX_NODE_SCORE)
 
 
 class ScoresByShape:
