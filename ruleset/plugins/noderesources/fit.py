@@ -59,6 +59,7 @@ from ruleset.plugins.noderesources.strategy import (
     ScoringStrategy,
     shape_arrays,
 )
+from ruleset.quantity import wrap_int64
 
 _REF = "pkg/scheduler/framework/plugins/noderesources/fit.go"
 SCORE = fit_args.FIT_SCORE
@@ -329,9 +330,11 @@ def _shortfalls(fit: PreFilterState, sums: _Sums, at: Any) -> Iterator[tuple[str
 
 def _failing(fit: PreFilterState, nodes: NodeSet) -> np.ndarray:
     """Whether each of ``nodes`` fails Filter for some reason."""
-    if len(nodes) == 1:  # the usual update: the one node a pod was bound to
-        with np.errstate(over="ignore"):
-            fails = any(short for _, short in _shortfalls(fit, nodes.snapshot, nodes.indices.item(0)))
+    if len(nodes) == 1:  # the usual update: the one node a pod was bound to, in Python integers
+        snapshot, at = nodes.snapshot, nodes.indices.item(0)
+        fails = wrap_int64(snapshot.pod_count.item(at) + 1) > snapshot.allowed_pods.item(at) or any(
+            wanted > wrap_int64(snapshot.allocatable(name).item(at) - snapshot.requested(name).item(at))
+            for _, name, wanted in fit.checks)
         return np.array([fails])
     failing = np.zeros(len(nodes), dtype=bool)
     for _, short in _shortfalls(fit, nodes.snapshot, nodes.indices):
