@@ -13,12 +13,13 @@ from __future__ import annotations
 ALL = 1 << 62
 
 
-def first_chunk(n: int, want: int, ratio: float) -> int:
+def first_chunk(n: int, want: int, ratio: float, slack: float = 1.1) -> int:
     """The first batch for finding ``want`` of ``n`` nodes, when the last scan found ``ratio``
-    per node looked at: all nodes when it found none, else about ``want / ratio`` and 10%."""
+    per node looked at: all nodes when it found none, else about ``want / ratio`` and 10%
+    (``slack``: a walk whose later batches cost more than its extra nodes asks for more)."""
     if not ratio:
         return n
-    return min(n, max(64, int(want / ratio * 1.1) + 1))
+    return min(n, max(64, int(want / ratio * slack) + 1))
 
 
 def next_chunk(chunk: int, position: int, found: int, want: int) -> int:
