@@ -102,9 +102,15 @@ PRE_FILTER_SKIP = switch(
     "a PreFilter plugin may return Skip: its Filter and PreFilter AddPod/RemovePod are not run for the pod "
     "(before: an Error)", "pkg/scheduler/framework/runtime/framework.go (RunPreFilterPlugins, "
     "RunFilterPlugins, RunPreFilterExtensionAddPod; CycleState.SkipFilterPlugins)")
+SKIPPED_WHEN_PRE_FILTER_FAILS = switch(
+    "framework.prefilter-skip-kept-on-failure", "1.28",
+    "the plugins whose PreFilter returned Skip are recorded even when a later PreFilter plugin "
+    "fails (a deferred write), so a dry run after that failure leaves their Filter and "
+    "extensions out too (before: recorded only when PreFilter as a whole succeeded)",
+    "pkg/scheduler/framework/runtime/framework.go (RunPreFilterPlugins, kubernetes#119769)")
 #: The cycle-state key of the labels of the plugins whose PreFilter returned Skip (upstream's
 #: ``CycleState.SkipFilterPlugins``); written by :meth:`Framework.run_pre_filter` when every
-#: PreFilter plugin succeeded or skipped.
+#: PreFilter plugin succeeded or skipped, and from 1.28 also when one failed.
 SKIP_FILTER_PLUGINS = "ruleset/SkipFilterPlugins"
 #: The cycle-state key of the labels of the plugins whose PreScore returned Skip (upstream's
 #: ``CycleState.SkipScorePlugins``); written by every :meth:`Framework.run_pre_score`.
@@ -275,6 +281,7 @@ class Framework:
         self._normalizers = {s.plugin: s for s in self.tables["ruleset_normalize_score"]}
         self._pre_score_skip = profile.target.has(PRE_SCORE_SKIP)
         self._pre_filter_skip = profile.target.has(PRE_FILTER_SKIP)
+        self._skipped_kept_on_failure = profile.target.has(SKIPPED_WHEN_PRE_FILTER_FAILS)
         #: Whether PostFilter reports carry every candidate and the details' ``to_json()`` (score,
         #: explain, ``schedule --verbose``); off, only their number (a long run's memory and time).
         self.post_filter_details = True
@@ -370,13 +377,14 @@ class Framework:
     def run_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot) -> Status:
         """``RunPreFilterPlugins``: the plugins in order until one does not succeed. From 1.27 a
         Skip goes on, and the plugins that skipped are written to ``state`` under
-        :data:`SKIP_FILTER_PLUGINS` (only when the point succeeds, as upstream)."""
+        :data:`SKIP_FILTER_PLUGINS`: when the point succeeds, and from 1.28 whatever its outcome
+        (:data:`SKIPPED_WHEN_PRE_FILTER_FAILS`)."""
         skipped: list[str] = []
         status: Status = self._each(
             "ruleset_pre_filter", "running PreFilter plugin {plugin!r}: {error}", _pre_filter_outcome,
             {"state": state, "pod": pod, "snapshot": snapshot,
              "skipped": skipped if self._pre_filter_skip else None})
-        if skipped and status.is_success:
+        if skipped and (status.is_success or self._skipped_kept_on_failure):
             state.write(SKIP_FILTER_PLUGINS, frozenset(skipped))
         return status
 

@@ -3,8 +3,8 @@
 Upstream: ``RunPreFilterPlugins``, ``RunFilterPlugins`` and ``RunPreFilterExtensionAddPod`` /
 ``RemovePod`` in ``pkg/scheduler/framework/runtime/framework.go`` (v1.27.0): a plugin whose
 PreFilter returns Skip is recorded in ``CycleState.SkipFilterPlugins`` (set only when the
-point as a whole succeeds), and neither its Filter nor its PreFilter extensions run for the
-pod. Before 1.27 a Skip from PreFilter is a non-success that is not Unschedulable: an Error
+point as a whole succeeds; from v1.28, kubernetes#119769, in a deferred write whatever the
+outcome), and neither its Filter nor its PreFilter extensions run for the pod. Before 1.27 a Skip from PreFilter is a non-success that is not Unschedulable: an Error
 ("running PreFilter plugin ...").
 """
 
@@ -112,8 +112,13 @@ def test_a_skipped_plugin_is_left_out_of_the_one_node_filters_and_add_pod() -> N
     assert SkipsLabelled.calls == ["PreFilter"]
 
 
-def test_the_skipped_set_is_written_only_when_pre_filter_succeeds() -> None:
-    s = scheduler("1.34")
+@pytest.mark.parametrize(("version", "after_a_failure"), [
+    pytest.param("1.27", None, id="1.27: only when PreFilter succeeds"),
+    pytest.param("1.28", frozenset({"SkipsLabelled"}), id="1.28: also after a failure (kubernetes#119769)"),
+    pytest.param("1.34", frozenset({"SkipsLabelled"}), id="1.34"),
+])
+def test_when_the_skipped_set_is_written(version: str, after_a_failure: frozenset | None) -> None:
+    s = scheduler(version)
     state = CycleState()
     assert s.framework.run_pre_filter(state, decode(make_pod("p", labels={"skip": "y"})), s.snapshot).is_success
     assert state.read(SKIP_FILTER_PLUGINS) == frozenset({"SkipsLabelled"})
@@ -121,7 +126,7 @@ def test_the_skipped_set_is_written_only_when_pre_filter_succeeds() -> None:
     status = s.framework.run_pre_filter(state, decode(make_pod("p", labels={"skip": "y", "refuse": "y"})),
                                         s.snapshot)
     assert (status.code, status.plugin) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "Refuses")
-    assert state.get(SKIP_FILTER_PLUGINS) is None
+    assert state.get(SKIP_FILTER_PLUGINS) == after_a_failure
 
 
 def test_a_skipped_pod_is_scheduled_on_a_node_its_filter_would_refuse() -> None:
