@@ -108,6 +108,19 @@ class ResourceReader:
         pod.__dict__[self.cache_key] = (pod.accounting, tuple(values))
         return values
 
+    def _column(self, name: str, pod_request: int, snapshot: Snapshot) -> np.ndarray | None:
+        """Every node's summed request of ``name`` as this scorer reads it; None where the
+        resource is left out (a scalar the pod does not ask for, or one the scorer ignores)."""
+        if pod_request == 0 and res.is_scalar_resource(name):
+            return None
+        if name == res.CPU:
+            return snapshot.requested(res.CPU) if self.use_requested else snapshot.non_zero_cpu
+        if name == res.MEMORY:
+            return snapshot.requested(res.MEMORY) if self.use_requested else snapshot.non_zero_memory
+        if name == res.EPHEMERAL_STORAGE or res.is_scalar_resource(name):
+            return snapshot.requested(name)
+        return None
+
     def read(self, pod_requests: list[int], nodes: NodeSet) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per resource, (requested incl. the pod, allocatable) per node; both 0 where the
         resource is left out (``score`` and ``calculateResourceAllocatableRequest``)."""
@@ -116,16 +129,8 @@ class ResourceReader:
         zeros = np.zeros(len(idx), dtype=np.int64)
         out = []
         for name, pod_request in zip(self.names, pod_requests, strict=True):
-            if pod_request == 0 and res.is_scalar_resource(name):
-                out.append((zeros, zeros))
-                continue
-            if name == res.CPU:
-                node = snapshot.requested(res.CPU) if self.use_requested else snapshot.non_zero_cpu
-            elif name == res.MEMORY:
-                node = snapshot.requested(res.MEMORY) if self.use_requested else snapshot.non_zero_memory
-            elif name == res.EPHEMERAL_STORAGE or res.is_scalar_resource(name):
-                node = snapshot.requested(name)
-            else:
+            node = self._column(name, pod_request, snapshot)
+            if node is None:
                 out.append((zeros, zeros))
                 continue
             allocatable = snapshot.allocatable(name)[idx]
@@ -139,19 +144,12 @@ class ResourceReader:
 
     def read_one(self, pod_requests: list[int], snapshot: Snapshot, at: int) -> list[tuple[int, int]] | None:
         """:meth:`read` for node ``at`` alone, as Python integers; None when a value is too large
-        for :func:`one_node` to reproduce int64 and float64 arithmetic exactly (ask :meth:`read`)."""
+        for :func:`least_one`, :func:`most_one` and :func:`balanced_one` to reproduce int64 and
+        float64 arithmetic exactly (ask :meth:`read`)."""
         out = []
         for name, pod_request in zip(self.names, pod_requests, strict=True):
-            if pod_request == 0 and res.is_scalar_resource(name):
-                out.append((0, 0))
-                continue
-            if name == res.CPU:
-                node = snapshot.requested(res.CPU) if self.use_requested else snapshot.non_zero_cpu
-            elif name == res.MEMORY:
-                node = snapshot.requested(res.MEMORY) if self.use_requested else snapshot.non_zero_memory
-            elif name == res.EPHEMERAL_STORAGE or res.is_scalar_resource(name):
-                node = snapshot.requested(name)
-            else:
+            node = self._column(name, pod_request, snapshot)
+            if node is None:
                 out.append((0, 0))
                 continue
             allocatable, requested = snapshot.allocatable(name).item(at), node.item(at) + pod_request
