@@ -439,8 +439,7 @@ class Framework:
                 result = step.function(*[args[name] for name in step.argnames])
                 if result is None:
                     continue
-                fail = _trusted_failures(result) if step.trusted \
-                    else _filter_failures(result, snapshot, remaining)
+                fail = _filter_failures(result, snapshot, remaining, step.trusted)
                 if fail is None:
                     continue
                 bad = fail & (result.codes != _UNSCHEDULABLE) & (result.codes != _UNRESOLVABLE)
@@ -607,8 +606,7 @@ class Framework:
                     result = what_if.with_columns(state, pod, subset, subset_columns)
                 if result is None:
                     continue
-                fail = _trusted_failures(result) if step.trusted \
-                    else _filter_failures(result, snapshot, subset.indices)
+                fail = _filter_failures(result, snapshot, subset.indices, step.trusted)
             except _FAULTS as exc:
                 failed.set(remaining, _filter_error(step, pod, _describe(exc), fault=True))
                 break
@@ -993,16 +991,15 @@ def _filter_error(step: Step, pod: Pod, detail: str, fault: bool = False) -> Sta
     return _failed(step, f"running {step.plugin!r} filter plugin for pod {pod.name!r}: {detail}", fault)
 
 
-def _trusted_failures(result: FilterResult) -> np.ndarray | None:
-    """:func:`_filter_failures` for an in-tree plugin's result, without checking it."""
-    fail = result.codes != _SUCCESS
-    return fail if np.count_nonzero(fail) else None
-
-
-def _filter_failures(result: Any, snapshot: Snapshot, nodes: np.ndarray) -> np.ndarray | None:
+def _filter_failures(result: Any, snapshot: Snapshot, nodes: np.ndarray,
+                     trusted: bool = False) -> np.ndarray | None:
     """Where the FilterResult ``result`` for ``nodes`` fails (None: every node passes), after
     checking it can be read: one integer code per node, each a status Code, and each failing
-    node's reasons a tuple of strings in the reasons table. Raises :class:`_Broken` if not."""
+    node's reasons a tuple of strings in the reasons table. Raises :class:`_Broken` if not.
+    An in-tree plugin's result (``trusted``) is not checked: its tests do that."""
+    if trusted:
+        fail = result.codes != _SUCCESS
+        return fail if np.count_nonzero(fail) else None
     n = len(nodes)
     if not isinstance(result, FilterResult):
         raise _Broken(f"expected a FilterResult for {n} nodes, got {_shown(result)}")

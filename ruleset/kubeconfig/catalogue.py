@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ruleset.kversion import KubeVersion
+
 # --------------------------------------------------------------- upstream extension points
 #: Points each in-tree plugin implements, v1.20 (framework/plugins/*, the interfaces each
 #: plugin type asserts). Used to check a v1beta1 export.
@@ -66,6 +68,8 @@ POINTS_1_28: dict[str, frozenset[str]] = {
 }
 
 
+#: The first release the v1.28 tables serve.
+_V1_22 = KubeVersion(1, 22)
 #: Points an in-tree plugin gained in a release the two tables above do not mark: the v1.20
 #: table serves 1.20 and 1.21, the v1.28 one every later release.
 POINTS_SINCE: dict[str, dict[str, str]] = {
@@ -77,19 +81,14 @@ POINTS_SINCE: dict[str, dict[str, str]] = {
 }
 
 
-def _minor(release: str) -> int:
-    """The minor version of a ``1.N`` release (``1.N.P`` too)."""
-    return int(release.split(".")[1])
-
-
 def upstream_points(name: str, release: str) -> frozenset[str] | None:
     """Points the in-tree plugin ``name`` implements in ``release`` (None: not in-tree)."""
-    minor = _minor(release)
-    points = (POINTS_1_28 if minor >= 22 else POINTS_1_20).get(name)
+    version = KubeVersion.parse(release)
+    points = (POINTS_1_28 if version >= _V1_22 else POINTS_1_20).get(name)
     if points is None:
         return None
     for point, since in POINTS_SINCE.get(name, {}).items():
-        points = points | {point} if minor >= _minor(since) else points - {point}
+        points = points | {point} if version >= KubeVersion.parse(since) else points - {point}
     return points
 
 
@@ -175,5 +174,5 @@ DEFAULT_RESOURCES = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 
 
 def args_fields(plugin: str, release: str) -> tuple[str, ...] | None:
     """The KubeSchedulerConfiguration args fields of ``plugin`` in ``release`` (None: no Args kind)."""
-    table = ARGS_FIELDS_1_28 if _minor(release) >= 22 else ARGS_FIELDS_1_20
+    table = ARGS_FIELDS_1_28 if KubeVersion.parse(release) >= _V1_22 else ARGS_FIELDS_1_20
     return table.get(plugin)

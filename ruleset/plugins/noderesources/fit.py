@@ -226,8 +226,8 @@ class NodeResourcesFit(Plugin):
             return FilterResult.error(len(nodes),
                                       f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
         if len(nodes) == 1:
-            # One node, as in every pass of a preemption dry run: the same comparisons on
-            # numpy scalars cost a fraction of numpy's per-call overhead on arrays.
+            # One node, as in every pass of a preemption dry run: the same comparisons in Python
+            # integers cost a fraction of numpy's per-call overhead on arrays.
             return self._one_node(fit, nodes.snapshot, nodes.indices.item(0))
         # Most scans pass every node: answered from each node's kept verdict for pods asking
         # the same (kept up to date node by node); otherwise worked out with the reasons.
@@ -239,16 +239,15 @@ class NodeResourcesFit(Plugin):
 
     def _one_node(self, fit: PreFilterState, snapshot: Snapshot, at: int) -> FilterResult | None:
         """Filter on node ``at`` alone: what the array forms give for one node."""
-        with np.errstate(over="ignore"):  # numpy scalars warn where arrays wrap silently
-            shortfalls = list(_shortfalls(fit, snapshot, at))
-            failing = [reason for reason, short in shortfalls if short]
-            if not failing:
-                return None
-            code = Code.UNSCHEDULABLE
-            if self._unresolvable and any(short and wanted > snapshot.allocatable(name)[at]
-                                          for (_, short), (_, name, wanted) in zip(shortfalls[1:], fit.checks,
-                                                                                   strict=True)):
-                code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        shortfalls = _shortfalls_one(fit, snapshot, at)
+        failing = [reason for reason, short in shortfalls if short]
+        if not failing:
+            return None
+        code = Code.UNSCHEDULABLE
+        if self._unresolvable and any(short and wanted > snapshot.allocatable(name).item(at)
+                                      for (_, short), (_, name, wanted) in zip(shortfalls[1:], fit.checks,
+                                                                               strict=True)):
+            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
         return FilterResult.reject(_ONE, code, *failing)
 
     def other_pods(self, state: CycleState, pod: Pod) -> str:
@@ -328,14 +327,21 @@ def _shortfalls(fit: PreFilterState, sums: _Sums, at: Any) -> Iterator[tuple[str
         yield reason, wanted > sums.allocatable(name)[at] - sums.requested(name)[at]
 
 
+def _shortfalls_one(fit: PreFilterState, snapshot: Snapshot, at: int) -> list[tuple[str, bool]]:
+    """:func:`_shortfalls` of node ``at`` alone, in Python integers wrapped as int64 does (numpy
+    scalars would cost more than the comparisons, and warn where arrays wrap silently)."""
+    out = [(TOO_MANY_PODS, wrap_int64(snapshot.pod_count.item(at) + 1) > snapshot.allowed_pods.item(at))]
+    for reason, name, wanted in fit.checks:
+        out.append((reason, wanted > wrap_int64(snapshot.allocatable(name).item(at)
+                                                - snapshot.requested(name).item(at))))
+    return out
+
+
 def _failing(fit: PreFilterState, nodes: NodeSet) -> np.ndarray:
     """Whether each of ``nodes`` fails Filter for some reason."""
-    if len(nodes) == 1:  # the usual update: the one node a pod was bound to, in Python integers
-        snapshot, at = nodes.snapshot, nodes.indices.item(0)
-        fails = wrap_int64(snapshot.pod_count.item(at) + 1) > snapshot.allowed_pods.item(at) or any(
-            wanted > wrap_int64(snapshot.allocatable(name).item(at) - snapshot.requested(name).item(at))
-            for _, name, wanted in fit.checks)
-        return np.array([fails])
+    if len(nodes) == 1:  # the usual update: the one node a pod was bound to
+        shortfalls = _shortfalls_one(fit, nodes.snapshot, nodes.indices.item(0))
+        return np.array([any(short for _, short in shortfalls)])
     failing = np.zeros(len(nodes), dtype=bool)
     for _, short in _shortfalls(fit, nodes.snapshot, nodes.indices):
         failing |= short
