@@ -25,12 +25,12 @@ from ruleset.snapshot.state import ClusterState
 
 def load_cluster(paths: Sequence[str] | None, extra_pod_files: Sequence[str] | None = None, *, seed: int = 0,
                  scale: Sequence[ScaleRequest] = (), on_file: Callable[[Path], None] | None = None,
-                 target: Target | None = None) -> Cluster:
+                 target: Target | None = None, every_line: bool = False) -> Cluster:
     """Load cluster manifests (the bundled demo cluster when none are given), and the pods to
     create from ``extra_pod_files`` and ``scale`` (see :func:`~ruleset.manifests.load_manifests`)."""
     files = list(paths) if paths else [str(bundled.demo_cluster())]
     return load_manifests(files, list(extra_pod_files or []), seed=seed, scale=scale, on_file=on_file,
-                          target=target)
+                          target=target, every_line=every_line)
 
 
 def load_state(cluster_files: Sequence[str] | None, pod_files: Sequence[str] | None = None, *, seed: int = 0,
@@ -46,12 +46,26 @@ def load_state(cluster_files: Sequence[str] | None, pod_files: Sequence[str] | N
     with loading_gc():
         cluster = load_cluster(cluster_files, pod_files, seed=seed, scale=scale, on_file=on_file,
                                target=target)
-        if replace and pod_files:
-            files = {str(Path(f)) for f in pod_files}
-            mine = [p for p in cluster.pods if p.meta.origin is not None and p.meta.origin.file in files]
-            keys = {p.key for p in mine}
-            cluster.pods = [p for p in cluster.pods if p.key not in keys or any(p is m for m in mine)]
-        return build_cluster_state(cluster, target)
+        try:
+            return _build_state(cluster, pod_files, replace, target)
+        except RulesetError:
+            if not cluster.unlocated:
+                raise
+        # Duplicates in files read without lines: read again with them, to say where.
+        del cluster
+        cluster = load_cluster(cluster_files, pod_files, seed=seed, scale=scale, target=target,
+                               every_line=True)
+        return _build_state(cluster, pod_files, replace, target)
+
+
+def _build_state(cluster: Cluster, pod_files: Sequence[str] | None, replace: bool,
+                 target: Target | None) -> ClusterState:
+    if replace and pod_files:
+        files = {str(Path(f)) for f in pod_files}
+        mine = [p for p in cluster.pods if p.meta.origin is not None and p.meta.origin.file in files]
+        keys = {p.key for p in mine}
+        cluster.pods = [p for p in cluster.pods if p.key not in keys or any(p is m for m in mine)]
+    return build_cluster_state(cluster, target)
 
 
 def build_framework(profile_arg: str | None, state: ClusterState | None = None,

@@ -46,10 +46,10 @@ walked against the text, line by line, before it is returned:
   compares that list with the rows' signatures at once (each distinct line is read once: a
   dump repeats most of its lines). Where they differ (another indentation, a quoted key, a
   block scalar, ``- - x``, a null written as nothing...), the *full walk* matches row by row
-  and decides. Lines are set as the documents are built: computing them only when read would
-  save about a tenth of the quick walk, but admission copies most pods with their lines, which
-  would compute them for those anyway, and lines computed later would depend on nobody having
-  changed the collection meanwhile.
+  and decides. The located documents are built after the signatures compare equal, or not at
+  all: a caller that reports no problem needs no line (``located=False``: the manifest reader
+  reads the stream again, located, when it has one to report), and building them is two
+  thirds of the quick walk.
 * **Sizes.** fastyaml-rs refuses inputs over 100 MiB: the stream is parsed in chunks of about
   :data:`CHUNK_CHARS` characters cut at ``---`` markers, which also bounds the memory its
   objects and the lines take before they are located (a document larger than a chunk is a
@@ -71,7 +71,7 @@ from __future__ import annotations
 import functools
 import importlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = ["CHUNK_CHARS", "MAX_DEPTH", "MIN_BYTES", "USE_NATIVE", "available", "load_documents"]
@@ -507,12 +507,17 @@ def _signature(row: tuple[str, str, str, str, str]) -> str:
 
 
 def load_documents(text: str, dict_type: Callable[[], Any], list_type: Callable[[], Any],
-                   max_depth: int = MAX_DEPTH) -> list[Any] | None:
+                   max_depth: int = MAX_DEPTH, *, located: bool = True) -> list[Any] | None:
     """The documents of the YAML stream ``text`` built as the PyYAML path builds them (mappings
     ``dict_type()``, sequences ``list_type()``, each with ``line`` and ``key_lines`` or
     ``item_lines``), or None when the native parser is missing or the stream is not one it
     reads exactly as the PyYAML path (see the module docstring). Collections nested deeper
-    than ``max_depth`` (or :data:`MAX_DEPTH`) are left to the PyYAML path too."""
+    than ``max_depth`` (or :data:`MAX_DEPTH`) are left to the PyYAML path too.
+
+    Without ``located``, the documents the quick walk vouches for are the parser's own plain
+    ``dict`` and ``list`` (equal to the located ones, with no lines and no shared strings):
+    building the located forms is two thirds of the walk, and a caller that reports no
+    problem reads no line. Those the full walk decides are located all the same."""
     native = _native() if USE_NATIVE else None
     if native is None or _REFUSED_CHARS.search(text) is not None:
         return None
@@ -550,12 +555,12 @@ def load_documents(text: str, dict_type: Callable[[], Any], list_type: Callable[
             return None
         if len(docs) != markers + (not marked):
             return None
-        located = _quick_walk(docs, signatures, base, marked, dict_type, list_type, depth, strings)
-        if located is None:
-            located = _full_walk(docs, lines, base, marked, dict_type, list_type, depth)
-            if located is None:
+        walked = _quick_walk(docs, signatures, base, marked, dict_type, list_type, depth, strings, located)
+        if walked is None:
+            walked = _full_walk(docs, lines, base, marked, dict_type, list_type, depth)
+            if walked is None:
                 return None
-        out.extend(located)
+        out.extend(walked)
         base += len(lines) - 1
     return out
 
@@ -597,14 +602,15 @@ def _unbound(*args: Any) -> Any:
 
 
 def _quick_walk(docs: list[Any], signatures: list[str], base: int, marked: bool, dict_type: Callable[[], Any],
-                list_type: Callable[[], Any], max_depth: int, strings: dict[str, str]) -> list[Any] | None:
-    """The located forms of ``docs``, built in one pass that writes down the signature of every
-    row they stand for as a block writer in the style of PyYAML, go-yaml and ``kubectl``
-    writes it (mappings indented by two spaces, a mapping's sequences not indented: ``- `` in
-    the column of its keys, an item's mapping starting on its ``- `` row), when those are
-    ``signatures``, the rows' (the chunk's, from line ``base`` on); else None, and
-    :class:`_Walker` decides (another layout, a block scalar, a quoted key, ``- - x``, a
-    duplicate key, a blank row inside a collection...).
+                list_type: Callable[[], Any], max_depth: int, strings: dict[str, str],
+                located: bool = True) -> list[Any] | None:
+    """The located forms of ``docs`` (or, without ``located``, ``docs`` themselves, checked
+    alike), when the signatures of the rows they stand for, as a block writer in the style
+    of PyYAML, go-yaml and ``kubectl`` writes them (mappings indented by two spaces, a
+    mapping's sequences not indented: ``- `` in the column of its keys, an item's mapping
+    starting on its ``- `` row), are ``signatures``, the rows' (the chunk's, from line
+    ``base`` on); else None, and :class:`_Walker` decides (another layout, a block scalar, a
+    quoted key, ``- - x``, a duplicate key, a blank row inside a collection...).
 
     Equal signatures are the correspondence the full walk checks, row for row: every key as
     written and at its place, every ``- `` at its place, every value of the class its text
@@ -619,8 +625,88 @@ def _quick_walk(docs: list[Any], signatures: list[str], base: int, marked: bool,
         signatures = [signature for signature in signatures if signature]
     else:
         lines = range(base, base + len(signatures))
-    rows: list[str] = []  # the signatures written so far
+    if _written_signatures(docs, marked, max_depth) != signatures:
+        return None
+    return _located(docs, iter(lines), marked, dict_type, list_type, strings) if located else docs
+
+
+def _written_signatures(docs: list[Any], marked: bool, max_depth: int) -> list[str] | None:
+    """The signature of every row ``docs`` stand for, as :func:`_quick_walk` lays them out,
+    or None when no such layout writes them (a scalar or empty collection at the root, a key
+    neither a string nor an integer, ``- - x``, nesting past ``max_depth``)."""
+    rows: list[str] = []
     append = rows.append
+
+    def mapping(native: dict, pre: str, depth: int, first: str | None) -> None:
+        # A non-empty mapping whose keys are indented by ``pre``; with ``first``, its first key
+        # follows that ``- `` on the row of the item it is.
+        start = len(rows)
+        for key, value in native.items():
+            if key.__class__ is not str and key.__class__ is not int:  # (an int is written as its str)
+                raise _Mismatch
+            cls = value.__class__
+            if cls is dict or cls is list:
+                if depth >= max_depth:
+                    raise _Mismatch
+                if not value:
+                    append(f"{pre}{key}\x01{'D' if cls is dict else 'L'}")
+                elif cls is dict:
+                    append(f"{pre}{key}\x01E")
+                    mapping(value, pre + "  ", depth + 1, None)
+                else:
+                    append(f"{pre}{key}\x01E")
+                    sequence(value, pre, depth + 1)
+            elif value is None:
+                append(f"{pre}{key}\x01N")
+            else:
+                append(f"{pre}{key}\x01V")
+        if first is not None:
+            rows[start] = first + rows[start][len(pre):]
+
+    def sequence(native: list, pre: str, depth: int) -> None:
+        # A non-empty sequence whose ``- `` are indented by ``pre``.
+        dash = pre + "- "
+        for item in native:
+            cls = item.__class__
+            if cls is dict or cls is list:
+                if depth >= max_depth:
+                    raise _Mismatch
+                if cls is dict and item:
+                    mapping(item, pre + "  ", depth + 1, dash)
+                elif item:
+                    raise _Mismatch  # "- - x"
+                else:
+                    append(f"{dash}\x02{'D' if cls is dict else 'L'}")
+            elif item is None:
+                append(f"{dash}\x02N")
+            else:
+                append(f"{dash}\x02V")
+
+    try:
+        for index, doc in enumerate(docs):
+            if index > 0 or marked:
+                append("---")
+            cls = doc.__class__
+            if cls is dict and doc:
+                mapping(doc, "", 1, None)
+            elif cls is list and doc:
+                sequence(doc, "", 1)
+            elif doc is not None:
+                return None  # a scalar or empty collection at the root
+    except _Mismatch:
+        return None
+    finally:
+        # The two functions refer to each other: a cycle, which would keep the rows written
+        # until the collector (paused while loading) runs.
+        mapping = sequence = _unbound  # type: ignore[assignment]
+    return rows
+
+
+def _located(docs: list[Any], lines: Iterator[int], marked: bool, dict_type: Callable[[], Any],
+             list_type: Callable[[], Any], strings: dict[str, str]) -> list[Any]:
+    """The located forms of ``docs``, whose rows (signatures checked by :func:`_quick_walk`)
+    are at ``lines``, one row per key, per item not a mapping, and per ``---``."""
+    next_line = lines.__next__
     intern = strings.setdefault
     # Collections made without their classes' __init__ (a Python call each: a tenth of the walk),
     # every attribute set here instead.
@@ -640,91 +726,56 @@ def _quick_walk(docs: list[Any], signatures: list[str], base: int, marked: bool,
         out.line = line
         return out
 
-    def mapping(native: dict, pre: str, depth: int, first: str | None) -> Any:
-        # A non-empty mapping whose keys are indented by ``pre``; with ``first``, its first key
-        # follows that ``- `` on the row of the item it is.
+    def mapping(native: dict) -> Any:
         out = new_dict()
         out.key_lines = key_lines = {}
-        start = len(rows)
-        out.line = lines[start]
         for key, value in native.items():
             if key.__class__ is str:
                 key = intern(key, key)
-            elif key.__class__ is not int:  # (an int is written as its str)
-                raise _Mismatch
-            line = key_lines[key] = lines[len(rows)]
+            line = key_lines[key] = next_line()
             cls = value.__class__
             if cls is str:
-                append(f"{pre}{key}\x01V")
                 if len(value) <= 64:
                     value = intern(value, value)
-            elif cls is dict or cls is list:
-                if depth >= max_depth:
-                    raise _Mismatch
-                if not value:
-                    append(f"{pre}{key}\x01{'D' if cls is dict else 'L'}")
-                    value = empty(cls, line)
-                else:
-                    append(f"{pre}{key}\x01E")
-                    value = mapping(value, pre + "  ", depth + 1, None) if cls is dict else \
-                        sequence(value, pre, depth + 1)
-            elif value is None:
-                append(f"{pre}{key}\x01N")
-            else:
-                append(f"{pre}{key}\x01V")
+            elif cls is dict:
+                value = mapping(value) if value else empty(cls, line)
+            elif cls is list:
+                value = sequence(value) if value else empty(cls, line)
             out[key] = value
-        if first is not None:
-            rows[start] = first + rows[start][len(pre):]
+        out.line = key_lines[next(iter(native))]  # its first key's row
         return out
 
-    def sequence(native: list, pre: str, depth: int) -> Any:
-        # A non-empty sequence whose ``- `` are indented by ``pre``.
+    def sequence(native: list) -> Any:
         out = new_list()
-        out.item_lines = item_lines = []
-        out.line = lines[len(rows)]
-        dash = pre + "- "
+        item_lines: list[int] = []
+        out.item_lines = item_lines
+        append = item_lines.append
         for item in native:
-            line = lines[len(rows)]
-            item_lines.append(line)
             cls = item.__class__
-            if cls is dict or cls is list:
-                if depth >= max_depth:
-                    raise _Mismatch
-                if cls is dict and item:
-                    item = mapping(item, pre + "  ", depth + 1, dash)
-                elif item:
-                    raise _Mismatch  # "- - x"
-                else:
-                    append(f"{dash}\x02{'D' if cls is dict else 'L'}")
-                    item = empty(cls, line)
-            elif item is None:
-                append(f"{dash}\x02N")
+            if cls is dict and item:  # its first key is on its "- " row
+                item = mapping(item)
+                line = item.line
             else:
-                append(f"{dash}\x02V")
-                if cls is str and len(item) <= 64:
-                    item = intern(item, item)
+                line = next_line()
+                if cls is str:
+                    if len(item) <= 64:
+                        item = intern(item, item)
+                elif cls is dict or cls is list:
+                    item = empty(cls, line)
+            append(line)
             out.append(item)
+        out.line = item_lines[0]
         return out
 
-    located: list[Any] = []
+    out: list[Any] = []
     try:
         for index, doc in enumerate(docs):
             if index > 0 or marked:
-                append("---")
+                next_line()  # its "---"
             if len(strings) >= _STRINGS_LIMIT:
                 strings.clear()
             cls = doc.__class__
-            if cls is dict and doc:
-                doc = mapping(doc, "", 1, None)
-            elif cls is list and doc:
-                doc = sequence(doc, "", 1)
-            elif doc is not None:
-                return None  # a scalar or empty collection at the root
-            located.append(doc)
-    except (_Mismatch, IndexError):  # IndexError: more rows written than the text has
-        return None
+            out.append(mapping(doc) if cls is dict else sequence(doc) if cls is list else doc)
     finally:
-        # The two functions refer to each other: a cycle, which would keep the rows written
-        # until the collector (paused while loading) runs.
         mapping = sequence = _unbound  # type: ignore[assignment]
-    return located if rows == signatures else None
+    return out

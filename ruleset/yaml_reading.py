@@ -251,7 +251,7 @@ def _yaml_problem(exc: yaml.YAMLError, file: str | None) -> Problem:
 
 
 def load_yaml(text: str, file: str | None, limits: Limits, *, located: bool = True,
-              loader: type | None = None) -> Iterator[Any]:
+              loader: type | None = None, on_plain: Callable[[], None] | None = None) -> Iterator[Any]:
     """The documents of the YAML stream ``text``, one at a time, as ``yaml.load_all`` with
     ``yaml.SafeLoader`` semantics gives them, built iteratively and within ``limits``.
 
@@ -271,13 +271,20 @@ def load_yaml(text: str, file: str | None, limits: Limits, *, located: bool = Tr
     abc``, ``2020-13-01``, ``!!map`` on a scalar) is a located construction error here.
 
     A large located stream may be read by the native parser instead (:mod:`ruleset.native_yaml`,
-    when installed), only where that gives exactly these documents and lines.
+    when installed), only where that gives exactly these documents and lines. With
+    ``on_plain``, its documents may come as the parser's plain ``dict`` and ``list``, equal to
+    the located ones but without lines (building those is most of the native path's walk);
+    ``on_plain`` is called before the first, so that a caller with a problem to report can
+    read the stream again, located.
     """
     if located and loader is None and len(text) >= native_yaml.MIN_BYTES and native_yaml.available():
         # A large stream in the subset the native parser reads exactly as this path does (else
         # None, and this path reads it, limits and error positions included): see native_yaml.
-        documents = native_yaml.load_documents(text, LocatedDict, LocatedList, limits.max_depth)
+        documents = native_yaml.load_documents(text, LocatedDict, LocatedList, limits.max_depth,
+                                               located=on_plain is None)
         if documents is not None:
+            if on_plain is not None:
+                on_plain()
             for index in range(len(documents)):
                 document, documents[index] = documents[index], None  # the caller decides what stays
                 yield document

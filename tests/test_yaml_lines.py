@@ -1,13 +1,15 @@
 """The native path's two walks (``ruleset.native_yaml``) give the same documents and lines.
 
-The quick walk (``_quick_walk``) builds the located documents and writes down the signature of
-every row they stand for, in the layout PyYAML, go-yaml and ``kubectl`` write; it is taken when
-those are the text's rows, and the full walk (``_full_walk``, the row-by-row check the native
-path always had) decides otherwise. Here: on every case, both walks over the same native
-documents give the same values and the same line of every collection, key and item (or the
-quick walk declines); a corpus the quick walk must take, with exact lines; one it must leave to
-the full walk, which takes it; one both refuse; the loader end to end (problems located at
-exact lines through the quick walk); and random documents in the quick walk's layout.
+The quick walk (``_quick_walk``) writes down the signature of every row the native documents
+stand for, in the layout PyYAML, go-yaml and ``kubectl`` write, and builds the located documents
+when those are the text's rows (or, with ``located=False``, gives the native ones as they are);
+the full walk (``_full_walk``, the row-by-row check the native path always had) decides
+otherwise. Here: on every case, both walks over the same native documents give the same values
+and the same line of every collection, key and item (or the quick walk declines); documents
+read without lines equal to the located ones and holding no located collection; a corpus the
+quick walk must take, with exact lines; one it must leave to the full walk, which takes it; one
+both refuse; the loader end to end (problems located at exact lines through the quick walk);
+and random documents in the quick walk's layout, read with and without lines.
 Tests skip when fastyaml-rs is not installed (except under ``CI=true``, where they fail).
 """
 
@@ -169,6 +171,51 @@ def test_neither_walk_takes(text: str) -> None:
     assert _walks(text) == (None, None)
 
 
+def _plain_shape(value: Any) -> Any:
+    """:func:`_shape` of a value read without lines: no collection in it may be located."""
+    if isinstance(value, dict):
+        assert type(value) is dict, type(value)
+        return ("map", [(_plain_shape(k), _plain_shape(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        assert type(value) is list, type(value)
+        return ("seq", [_plain_shape(v) for v in value])
+    return (type(value).__name__, repr(value))
+
+
+def _unlocated(shape: Any) -> Any:
+    """A located :func:`_shape` with its lines left out, as :func:`_plain_shape` gives it."""
+    if shape[0] == "map":
+        return ("map", [(_unlocated(k), _unlocated(v)) for k, _, v in shape[2]])
+    if shape[0] == "seq":
+        return ("seq", [_unlocated(v) for _, v in shape[2]])
+    return shape
+
+
+@pytest.mark.parametrize("text", [*QUICK.values(), *FULL_ONLY.values()], ids=[*QUICK, *FULL_ONLY])
+def test_documents_without_lines_are_the_located_ones(text: str) -> None:
+    # What the quick walk vouches for comes as the parser's plain collections; what only the full
+    # walk takes comes located all the same.
+    located = native_yaml.load_documents(text, LocatedDict, LocatedList)
+    plain = native_yaml.load_documents(text, LocatedDict, LocatedList, located=False)
+    assert located is not None and plain is not None
+    if text in QUICK.values():
+        assert [_plain_shape(d) for d in plain] == [_unlocated(_shape(d)) for d in located]
+    else:
+        assert [_shape(d) for d in plain] == [_shape(d) for d in located]
+
+
+def test_a_stream_read_without_lines_says_so_first() -> None:
+    calls: list[int] = []
+    documents = load_yaml(POD + "---\n" + POD, "f.yaml", CLUSTER, on_plain=lambda: calls.append(len(calls)))
+    first = next(documents)
+    assert calls == [0] and type(first) is dict and first["spec"]["nodeName"] == "node-1"
+    assert type(next(documents)["spec"]["containers"]) is list
+    assert next(documents, None) is None and calls == [0]
+    # The PyYAML path (a text outside the native subset) locates, and does not call it.
+    (located,) = load_yaml("a: yes\n", "f.yaml", CLUSTER, on_plain=lambda: calls.append(len(calls)))
+    assert isinstance(located, LocatedDict) and located.key_lines == {"a": 1} and calls == [0]
+
+
 def test_lines_of_a_pod_are_exact() -> None:
     quick, _ = _walks(POD, base=11)
     (pod,) = quick
@@ -288,6 +335,8 @@ def test_random_canonical_documents_walk_alike_and_read_as_pyyaml(seed: int, mon
         pyyaml = [_shape(d) for d in load_yaml(text, "f.yaml", CLUSTER)]
         monkeypatch.setattr(native_yaml, "USE_NATIVE", True)
         assert native == pyyaml == quick, text
+        plain = [_plain_shape(d) for d in load_yaml(text, "f.yaml", CLUSTER, on_plain=lambda: None)]
+        assert plain == [_unlocated(shape) for shape in quick], text
 
 
 NODE = """\

@@ -12,6 +12,7 @@ use are skipped and counted; they are never an error. Files are read within the 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ def decode_documents(documents: Iterable[tuple[int, Any]], file: str | None,
 
 def load_manifests(paths: Iterable[str | Path], pod_paths: Iterable[str | Path] = (), *, seed: int = 0,
                    scale: Sequence[ScaleRequest] = (), on_file: Callable[[Path], None] | None = None,
-                   target: Target | None = None) -> Cluster:
+                   target: Target | None = None, every_line: bool = False) -> Cluster:
     """Read every file (folders expanded) into one :class:`Cluster`; raise :class:`RulesetError`
     listing every problem.
 
@@ -52,23 +53,41 @@ def load_manifests(paths: Iterable[str | Path], pod_paths: Iterable[str | Path] 
     file is read (progress). ``target``: the release the pods are created for (what the API
     server does on create depends on it); 1.20 when None.
 
+    A large YAML stream the native parser reads is read without its lines (building them is
+    most of its walk), unless ``every_line``; its file is then in the cluster's ``unlocated``.
+    Should a problem be found, everything is read again with every line (``on_file`` is not
+    called again), so that problems are the same, at the same lines, either way.
+
     The cyclic garbage collector is paused meanwhile (:func:`~ruleset.manifests.gcpause.loading_gc`):
     creating the pods allocates as much as reading them, and frees almost nothing."""
+    paths, pod_paths = list(paths), list(pod_paths)  # (read twice when a problem is found)
     with loading_gc():
-        return _load(paths, pod_paths, seed, scale, on_file, target)
+        if not every_line:
+            unlocated: set[str] = set()
+            try:
+                return _load(paths, pod_paths, seed, scale, on_file, target, unlocated)
+            except RulesetError:
+                if not unlocated:
+                    raise
+            on_file = None
+        return _load(paths, pod_paths, seed, scale, on_file, target, None)
 
 
 def _load(paths: Iterable[str | Path], pod_paths: Iterable[str | Path], seed: int,
           scale: Sequence[ScaleRequest], on_file: Callable[[Path], None] | None,
-          target: Target | None) -> Cluster:
+          target: Target | None, unlocated: set[str] | None) -> Cluster:
+    """The cluster, or :class:`RulesetError`; files read without lines are added to ``unlocated``
+    (every file is read with them when it is None)."""
     problems: list[Problem] = []
     cluster = Cluster()
     pod_files: dict[str, Cluster] = {}
     named: set[str] = set()
     for role, group in (("cluster", paths), ("pods", pod_paths)):
         for path in manifest_files(group, problems, named if role == "pods" else None):
+            on_plain = None if unlocated is None else functools.partial(unlocated.add, str(path))
             try:
-                part = collect_documents(read_documents(path), str(path), problems, role=role)
+                part = collect_documents(read_documents(path, on_plain=on_plain), str(path), problems,
+                                         role=role)
             except RulesetError as exc:
                 problems.extend(exc.problems)
                 continue
@@ -86,6 +105,7 @@ def _load(paths: Iterable[str | Path], pod_paths: Iterable[str | Path], seed: in
         problems.extend(_files_without_pods(cluster, pod_files, named))
     if problems:
         raise RulesetError(problems)
+    cluster.unlocated.update(unlocated or ())
     return cluster
 
 

@@ -105,6 +105,10 @@ class Cluster:
     warnings: Counter = field(default_factory=Counter)
     #: Pod fields newer than 1.20 (:mod:`ruleset.manifests.newer`) -> how many pods use them.
     newer_fields: Counter = field(default_factory=Counter)
+    #: Files whose objects were read without their lines (a large YAML stream the native parser
+    #: reads: see :func:`~ruleset.manifests.load_manifests`). A problem found in what was read
+    #: is reported after reading them again with every line.
+    unlocated: set[str] = field(default_factory=set)
 
     def extend(self, other: Cluster) -> None:
         for name in ("nodes", "pods", "services", "replication_controllers", "replica_sets", "stateful_sets",
@@ -118,3 +122,4 @@ class Cluster:
         self.admission.update(other.admission)
         self.warnings.update(other.warnings)
         self.newer_fields.update(other.newer_fields)
+        self.unlocated.update(other.unlocated)

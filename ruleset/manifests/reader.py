@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -84,13 +84,17 @@ _SIMULATOR_KEYS = {
 _FIRST_CHARACTER = re.compile(r"\S")
 
 
-def read_documents(path: Path, limits: Limits = CLUSTER) -> Iterator[tuple[int, Any]]:
+def read_documents(path: Path, limits: Limits = CLUSTER, *,
+                   on_plain: Callable[[], None] | None = None) -> Iterator[tuple[int, Any]]:
     """Yield ``(document index, parsed document)`` from a YAML or JSON file.
 
     YAML mappings and sequences are :class:`~ruleset.reading.LocatedDict` and
-    :class:`~ruleset.reading.LocatedList`. Raises :class:`RulesetError` naming file, line
-    and column for a syntax error, and :class:`~ruleset.reading.LimitError` for an input
-    past ``limits`` (a non-regular or too large file, too deep, too many aliases or digits).
+    :class:`~ruleset.reading.LocatedList`; with ``on_plain``, those of a large stream the
+    native parser reads may be plain ``dict`` and ``list`` without lines, and ``on_plain`` is
+    called first (see :func:`~ruleset.yaml_reading.load_yaml`). Raises :class:`RulesetError`
+    naming file, line and column for a syntax error, and :class:`~ruleset.reading.LimitError`
+    for an input past ``limits`` (a non-regular or too large file, too deep, too many aliases
+    or digits).
     """
     file = str(path)
     try:
@@ -116,7 +120,7 @@ def read_documents(path: Path, limits: Limits = CLUSTER) -> Iterator[tuple[int, 
             yield 0, document
             return
     del raw
-    yield from enumerate(load_yaml(text, file, limits))
+    yield from enumerate(load_yaml(text, file, limits, on_plain=on_plain))
 
 
 def _objects(doc: Any) -> Iterator[tuple[str | None, Any]]:
