@@ -89,11 +89,12 @@ SKIPPED: dict[str, str] = {
     "ruleset sweep --sweep sweep.toml --engine dask --scheduler tcp://HOST:8786 --out sweep-out":
         "needs a running Dask cluster; tests/sweep/test_sweep_engines.py runs this path on a LocalCluster",
     "python bench/run.py --scale small":
-        "the benchmark suite takes minutes; tests/bench/test_reference_path.py runs every workload at a tiny size",
+        "the benchmark suite takes half a minute of two cores; tests/bench/test_reference_path.py runs every "
+        "workload at a tiny size",
     "python bench/run.py --scale full":
-        "the benchmark suite at upstream's sizes takes about 7 minutes",
+        "the benchmark suite at upstream's sizes takes about 1.5 minutes",
     "python bench/run.py --scale full --repeat 3":
-        "the benchmark suite at upstream's sizes, best of 3, takes about 15 minutes; README's table is its output",
+        "the benchmark suite at upstream's sizes, best of 3, takes about 3 minutes; README's table is its output",
     "kubectl get nodes,pods,services,replicasets,statefulsets,pdb,priorityclasses,pvc,pv,storageclass,csinode,"
     "csidriver,csistoragecapacity -A -o yaml > cluster.yaml":
         "needs a live cluster; cluster.yaml is a copy of the bundled demo cluster instead",
