@@ -34,7 +34,7 @@ if TYPE_CHECKING:
         Plugin,
         ProfileView,
     )
-    from ruleset.framework.results import FilterResult, NodeStatuses, PostFilterResult
+    from ruleset.framework.results import FilterResult, NodeStatuses, PostFilterResult, PreFilterResult
     from ruleset.framework.status import Code, Status
     from ruleset.framework.types import QueuedPodInfo
     from ruleset.framework.waiting import WaitingPod
@@ -68,6 +68,7 @@ _EXPORTS = {
     "Code": "ruleset.framework.status",
     "FilterResult": "ruleset.framework.results",
     "PostFilterResult": "ruleset.framework.results",
+    "PreFilterResult": "ruleset.framework.results",
     "NodeStatuses": "ruleset.framework.results",
     "CycleState": "ruleset.framework.cycle_state",
     "StateNotFound": "ruleset.framework.cycle_state",
@@ -89,8 +90,8 @@ __all__ = [
     "OTHER_PODS_IGNORED", "PLUGIN_API_VERSION", "PRIORITY_ORDER", "ROOM_PODS", "ArgError", "Code",
     "CycleState", "FilterResult", "Handle", "KubeVersion", "NodeColumns", "NodeInfo", "NodeSet",
     "NodeStatuses", "NominatedRoom", "PerNodeFilter", "PerNodeScore", "Plugin", "PostFilterResult",
-    "ProfileView", "QueuedPodInfo", "Snapshot", "StateNotFound", "Status", "Switch", "Target", "WaitingPod",
-    "arg_field", "fast_paths", "hookimpl", "hookspec", "reference_path", "switch"
+    "PreFilterResult", "ProfileView", "QueuedPodInfo", "Snapshot", "StateNotFound", "Status", "Switch",
+    "Target", "WaitingPod", "arg_field", "fast_paths", "hookimpl", "hookspec", "reference_path", "switch"
 ]
 
 

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ruleset.api.pod import Pod
     from ruleset.framework.cycle_state import CycleState
     from ruleset.framework.plugin import Plugin
-    from ruleset.framework.results import FilterResult, NodeStatuses, PostFilterResult
+    from ruleset.framework.results import FilterResult, NodeStatuses, PostFilterResult, PreFilterResult
     from ruleset.framework.status import Status
     from ruleset.framework.types import QueuedPodInfo
     from ruleset.snapshot import NodeSet, Snapshot
@@ -141,17 +141,21 @@ class ExtensionPointSpecs:
     # -------------------------------------------------------------------------
 
     @hookspec
-    def ruleset_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot) -> Status | None:
+    def ruleset_pre_filter(self, state: CycleState, pod: Pod,
+                           snapshot: Snapshot) -> Status | PreFilterResult | None:
         """PreFilter: check the pod and precompute state for Filter, once per cycle.
 
         Plugins run in profile order and stop at the first non-success. Unschedulable or
         UnschedulableAndUnresolvable gives every node that status (PostFilter still runs);
-        Error aborts the cycle.
+        Error aborts the cycle. From 1.27 Skip means the plugin's Filter has nothing to do
+        with the pod. From 1.24 a :class:`~ruleset.PreFilterResult` means Success, and only
+        the nodes it names are filtered (the results of all plugins intersected; an empty
+        intersection rejects the pod).
 
         :param state: the cycle state; write precomputed data here.
         :param pod: the pod being scheduled.
         :param snapshot: the cluster snapshot.
-        :returns: a Status, or None for Success.
+        :returns: a Status, a PreFilterResult, or None for Success.
         """
 
     @hookspec

@@ -130,6 +130,25 @@ class FilterResult:
         return SUCCESS if code == Code.SUCCESS else Status(code, self.reasons[int(self.reason_index[i])])
 
 
+@dataclass(frozen=True)
+class PreFilterResult:
+    """What a PreFilter plugin may return instead of a Status: Success, and only the nodes named
+    are worth filtering (upstream's ``PreFilterResult``, read by kube-scheduler from 1.24).
+
+    The framework intersects the results of every plugin; an empty intersection rejects the pod
+    (``node(s) didn't satisfy plugin X``). The cycle then filters those of the named nodes the
+    snapshot holds, as :mod:`ruleset.scheduler.cycle` describes, release by release. Before
+    1.24 a result is read as plain Success."""
+
+    #: The node names (an empty set: no node).
+    node_names: frozenset[str]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.node_names, frozenset) or not all(isinstance(n, str) for n in self.node_names):
+            raise TypeError(f"PreFilterResult.node_names must be a frozenset of node names, "
+                            f"got {self.node_names!r:.80}")
+
+
 def _shape_of(value: Any) -> str:
     if isinstance(value, np.ndarray):
         return f"an array of shape {value.shape}"

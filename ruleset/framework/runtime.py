@@ -57,6 +57,7 @@ from ruleset.framework.results import (
     NodeStatuses,
     PostFilterReport,
     PostFilterResult,
+    PreFilterResult,
 )
 from ruleset.framework.status import SUCCESS, Code, Status
 from ruleset.framework.status import as_status as _as_status
@@ -108,6 +109,24 @@ SKIPPED_WHEN_PRE_FILTER_FAILS = switch(
     "fails (a deferred write), so a dry run after that failure leaves their Filter and "
     "extensions out too (before: recorded only when PreFilter as a whole succeeded)",
     "pkg/scheduler/framework/runtime/framework.go (RunPreFilterPlugins, kubernetes#119769)")
+PRE_FILTER_RESULT = switch(
+    "framework.prefilter-result", "1.24",
+    "a PreFilter plugin may return a PreFilterResult (node names): the results are intersected, only "
+    "those nodes are filtered, and an empty intersection rejects the pod as Unschedulable with \"node(s) "
+    "didn't satisfy plugin X\" (\"plugin(s) [X Y] simultaneously\" for several, in the order they ran)",
+    "pkg/scheduler/framework/interface.go (PreFilterResult, Merge), pkg/scheduler/framework/runtime/"
+    "framework.go (RunPreFilterPlugins), kubernetes#108648")
+PRE_FILTER_RESULT_UNRESOLVABLE = switch(
+    "framework.prefilter-result-unresolvable", "1.30",
+    "an empty intersection of PreFilterResults is UnschedulableAndUnresolvable (no preemption)",
+    "pkg/scheduler/framework/runtime/framework.go (RunPreFilterPlugins), kubernetes#119779")
+PRE_FILTER_RESULT_SORTED = switch(
+    "framework.prefilter-result-sorted", "1.31",
+    "the plugins an empty intersection of PreFilterResults names are sorted (sets.List), not in the "
+    "order they ran", "pkg/scheduler/framework/runtime/framework.go (RunPreFilterPlugins), kubernetes#122251")
+#: The cycle-state key of the intersected PreFilterResult, when a plugin returned one:
+#: ``(node names, the plugins that returned one, in the order they ran)``.
+PRE_FILTER_NODES = "ruleset/PreFilterResult"
 #: The cycle-state key of the labels of the plugins whose PreFilter returned Skip (upstream's
 #: ``CycleState.SkipFilterPlugins``); written by :meth:`Framework.run_pre_filter` when every
 #: PreFilter plugin succeeded or skipped, and from 1.28 also when one failed.
@@ -282,6 +301,9 @@ class Framework:
         self._pre_score_skip = profile.target.has(PRE_SCORE_SKIP)
         self._pre_filter_skip = profile.target.has(PRE_FILTER_SKIP)
         self._skipped_kept_on_failure = profile.target.has(SKIPPED_WHEN_PRE_FILTER_FAILS)
+        self._pre_filter_results = profile.target.has(PRE_FILTER_RESULT)
+        self._results_unresolvable = profile.target.has(PRE_FILTER_RESULT_UNRESOLVABLE)
+        self._results_sorted = profile.target.has(PRE_FILTER_RESULT_SORTED)
         #: Whether PostFilter reports carry every candidate and the details' ``to_json()`` (score,
         #: explain, ``schedule --verbose``); off, only their number (a long run's memory and time).
         self.post_filter_details = True
@@ -303,7 +325,8 @@ class Framework:
 
     # ------------------------------------------------------------ helpers
     def _each(self, hook: str, failure: str, decide: Callable[[Step, Any, dict[str, Any]], Any],
-              kwargs: dict[str, Any], done: Any = SUCCESS, returns: type = Status) -> Any:
+              kwargs: dict[str, Any], done: Any = SUCCESS, returns: type = Status,
+              also: type | None = None) -> Any:
         """Run the plugins of ``hook`` in order until ``decide`` returns something other than None.
 
         ``decide(step, returned, kwargs)`` turns what a plugin returned (None or a
@@ -311,7 +334,8 @@ class Framework:
         (None: go on to the next plugin); ``done`` is the outcome when every plugin went on.
         A plugin that raises, or returns anything else, ends the point with an Error naming
         it, worded by ``failure`` (a format string over ``plugin`` and ``error``). The call,
-        the check and ``decide`` all sit inside the boundary.
+        the check and ``decide`` all sit inside the boundary. ``also``: another type a hook
+        returning a Status may return instead (PreFilter's :class:`PreFilterResult`).
         """
         none_goes_on = decide in _NONE_GOES_ON
         for step in self.tables[hook]:
@@ -320,7 +344,8 @@ class Framework:
                 if returned is None and none_goes_on:
                     continue  # what ``decide`` makes of None (Success, or no result): go on
                 if returns is Status:
-                    returned = _checked_status(returned)
+                    if also is None or not isinstance(returned, also):
+                        returned = _checked_status(returned, also)
                 elif returned is not None and not isinstance(returned, returns):
                     raise _Broken(f"returned {_shown(returned)}, not a {returns.__name__}")
                 outcome = decide(step, returned, kwargs)
@@ -380,12 +405,17 @@ class Framework:
         :data:`SKIP_FILTER_PLUGINS`: when the point succeeds, and from 1.28 whatever its outcome
         (:data:`SKIPPED_WHEN_PRE_FILTER_FAILS`)."""
         skipped: list[str] = []
+        merged = (_Merged(self._results_unresolvable, self._results_sorted) if self._pre_filter_results
+                  else None)
         status: Status = self._each(
             "ruleset_pre_filter", "running PreFilter plugin {plugin!r}: {error}", _pre_filter_outcome,
             {"state": state, "pod": pod, "snapshot": snapshot,
-             "skipped": skipped if self._pre_filter_skip else None})
+             "skipped": skipped if self._pre_filter_skip else None, "merged": merged},
+            also=PreFilterResult)
         if skipped and (status.is_success or self._skipped_kept_on_failure):
             state.write(SKIP_FILTER_PLUGINS, frozenset(skipped))
+        if merged is not None and merged.names is not None and status.is_success:
+            state.write(PRE_FILTER_NODES, (merged.names, tuple(merged.plugins)))
         return status
 
     def run_pre_filter_add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod, node: int,
@@ -812,13 +842,15 @@ def _named(step: Step, status: Status) -> Status:
     return Status(status.code, reasons, step.plugin, step.package, status.fault)
 
 
-def _checked_status(returned: Any) -> Status:
+def _checked_status(returned: Any, also: type | None = None) -> Status:
     """What a Status-returning hook returned, checked: a Status (None is Success) whose code is
-    a :class:`Code` (an int of one is made one) and whose reasons are a tuple of strings."""
+    a :class:`Code` (an int of one is made one) and whose reasons are a tuple of strings
+    (``also``: the other type the hook may return, named in the complaint)."""
     if returned is None:
         return SUCCESS
     if not isinstance(returned, Status):
-        raise _Broken(f"returned {_shown(returned)}, not a Status")
+        other = f" or a {also.__name__}" if also is not None else ""
+        raise _Broken(f"returned {_shown(returned)}, not a Status{other}")
     code = returned.code
     if type(code) is not Code:
         if not isinstance(code, (int, np.integer)) or isinstance(code, bool) or not 0 <= code <= _MAX_CODE:
@@ -851,9 +883,36 @@ _pre_filter_refusal = _refusal_outcome("PreFilter")
 _NOTHING: frozenset[str] = frozenset()
 
 
-def _pre_filter_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
+@dataclass
+class _Merged:
+    """The PreFilterResults of one cycle so far, intersected (``Merge``), and who returned one."""
+
+    unresolvable: bool  # an empty intersection is UnschedulableAndUnresolvable (1.30 on)
+    sorted_names: bool  # ... and names its plugins sorted (1.31 on)
+    names: frozenset[str] | None = None
+    plugins: list[str] = dataclasses.field(default_factory=list)
+
+    def add(self, plugin: str, names: frozenset[str]) -> Status | None:
+        """Merge one plugin's result; the rejection when no node is left."""
+        self.plugins.append(plugin)
+        self.names = names if self.names is None else self.names & names
+        if self.names:
+            return None
+        plugins = sorted(self.plugins) if self.sorted_names else self.plugins
+        message = (f"node(s) didn't satisfy plugin {plugins[0]}" if len(plugins) == 1 else
+                   f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously")
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE if self.unresolvable else Code.UNSCHEDULABLE,
+                      (message,))
+
+
+def _pre_filter_outcome(step: Step, returned: Status | PreFilterResult | None,
+                        kwargs: dict[str, Any]) -> Status | None:
     """A refusal, except that a Skip (where the release allows it: ``kwargs["skipped"]`` is a
-    list) goes on and remembers the plugin."""
+    list) goes on and remembers the plugin, and a PreFilterResult is a Success merged into
+    ``kwargs["merged"]`` (from 1.24; before, plain Success)."""
+    if isinstance(returned, PreFilterResult):
+        merged = kwargs["merged"]
+        return None if merged is None else merged.add(step.plugin, returned.node_names)
     skipped = kwargs["skipped"]
     if skipped is not None and returned is not None and returned.code == Code.SKIP:
         skipped.append(step.plugin)

@@ -21,6 +21,21 @@ Where upstream is nondeterministic this module picks a rule and keeps to it:
   evaluation order, with ``rng = random.Random(seed)`` (``--seed``, default 0): the same
   distribution, and the same answer for the same seed, inputs and profile.
 
+From 1.24 a PreFilter plugin may return a :class:`~ruleset.PreFilterResult` (NodeAffinity does
+for a pod whose required terms all name nodes: a DaemonSet's). After the nominated node, only
+the nodes named are filtered: upstream in a Go set's order, here in node-tree order (1.30.0's
+order), from the rotating index taken modulo their number; ``numFeasibleNodesToFind`` counts
+them alone. What becomes of the others changed release by release:
+
+* 1.24-1.29: no status (not in the FitError; preemption dry-runs them); a name the snapshot
+  lacks ends the cycle with an Error; the index advances modulo the nodes named.
+* 1.30 (as 1.30.0): UnschedulableAndUnresolvable "node is filtered out by the prefilter result",
+  counted as processed; names the snapshot lacks are left out (and when none is left, the
+  index advances modulo all nodes, as 1.30.2 does: 1.30.0 crashed there).
+* 1.31: no status again, but preemption leaves them out; the index advances modulo all nodes.
+* 1.32 on: UnschedulableAndUnresolvable "node(s) didn't satisfy plugin(s) [X]" (the plugins that
+  returned a result, sorted) in the FitError, without counting as processed.
+
 A Score plugin whose PreScore returned Skip (1.27 on, see :mod:`ruleset.framework.runtime`)
 is not run for the pod and adds nothing to the totals; when every one skipped, every node
 totals 0 and the tie is drawn as above (upstream still counts the profile as scoring).
@@ -37,8 +52,9 @@ from ruleset.api.pod import Pod
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.dependence import NominatedRoom, fast_paths
 from ruleset.framework.results import FitErrorText, NodeStatuses, PostFilterResult
-from ruleset.framework.runtime import Framework, ScoreTable, WhatIfFailures, WhatIfStep
+from ruleset.framework.runtime import PRE_FILTER_NODES, Framework, ScoreTable, WhatIfFailures, WhatIfStep
 from ruleset.framework.status import SUCCESS, Code, Status
+from ruleset.gofmt import go_quote
 from ruleset.kversion import switch
 from ruleset.snapshot import NodeSet, Snapshot
 from ruleset.snapshot.chunks import first_chunk, next_chunk
@@ -49,6 +65,31 @@ PREFER_NOMINATED_NODE = switch(
     "when it passes, scheduled there without scoring; the evaluation resets the rotating start index to 0",
     "pkg/scheduler/core/generic_scheduler.go, later pkg/scheduler/schedule_one.go (findNodesThatFitPod, "
     "evaluateNominatedNode, findNodesThatPassFilters), KEP-1923", gate="PreferNominatedNode")
+PRE_FILTER_RESULT_MISSING_SKIPPED = switch(
+    "Scheduler.prefilter-result-missing-skipped", "1.30",
+    "a node a PreFilterResult names that the snapshot does not hold is left out (before: the cycle "
+    "ends with the Error \"nodeinfo not found for node name\")",
+    "pkg/scheduler/schedule_one.go (findNodesThatFitPod), kubernetes#119779")
+PRE_FILTER_RESULT_FILTERED_OUT = switch(
+    "Scheduler.prefilter-result-filtered-out-status", "1.30",
+    "the nodes a PreFilterResult leaves out get UnschedulableAndUnresolvable \"node is filtered out by "
+    "the prefilter result\" (counted in the FitError, processed for the rotating start index, no "
+    "preemption candidates); 1.31 leaves them without a status again (patch releases 1.27.14, "
+    "1.28.10 and 1.29.5 had it too)",
+    "pkg/scheduler/schedule_one.go (findNodesThatFitPod), kubernetes#119779, kubernetes#125197",
+    until="1.31")
+PRE_FILTER_RESULT_ALL_NODES_INDEX = switch(
+    "Scheduler.prefilter-result-start-index-all-nodes", "1.31",
+    "after a scan of the nodes a PreFilterResult names, the rotating start index advances modulo the "
+    "number of all nodes (before: of the nodes named; patch release 1.30.2 too)",
+    "pkg/scheduler/schedule_one.go (findNodesThatFitPod), kubernetes#124933")
+PRE_FILTER_RESULT_ABSENT_STATUS = switch(
+    "Scheduler.prefilter-result-absent-status", "1.32",
+    "the nodes a PreFilterResult leaves out count in the FitError as UnschedulableAndUnresolvable "
+    "\"node(s) didn't satisfy plugin(s) [X]\" (the plugins that returned one, sorted), without being "
+    "processed", "pkg/scheduler/schedule_one.go (findNodesThatFitPod: NodeToStatus.SetAbsentNodesStatus), "
+    "pkg/scheduler/framework/types.go (FitError.Error)")
+FILTERED_OUT = "node is filtered out by the prefilter result"
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
@@ -107,8 +148,13 @@ class Scheduler:
         self.percentage = framework.profile.percentage_of_nodes_to_score
         #: Feasible nodes per node filtered in the last scan (sizes the next scan's first chunk).
         self._feasible_ratio = 1.0
-        self.fit_error = FitErrorText.of(framework.profile.target)
-        self.prefer_nominated = framework.profile.target.has(PREFER_NOMINATED_NODE)
+        target = framework.profile.target
+        self.fit_error = FitErrorText.of(target)
+        self.prefer_nominated = target.has(PREFER_NOMINATED_NODE)
+        self._missing_skipped = target.has(PRE_FILTER_RESULT_MISSING_SKIPPED)
+        self._filtered_out_status = target.has(PRE_FILTER_RESULT_FILTERED_OUT)
+        self._index_over_all_nodes = target.has(PRE_FILTER_RESULT_ALL_NODES_INDEX)
+        self._absent_status = target.has(PRE_FILTER_RESULT_ABSENT_STATUS)
 
     # ------------------------------------------------------------- filtering
     def find_nodes_that_fit(self, state: CycleState, pod: Pod, statuses: NodeStatuses,
@@ -127,25 +173,36 @@ class Scheduler:
                 feasible, failed_nominated = self._evaluate_nominated_node(state, pod, statuses, nominated)
                 if feasible is not None:
                     return feasible, SUCCESS
-        want = num_feasible_nodes_to_find(n, self.percentage)
-        # The node-tree order rotated to start at next_start_node_index.
-        start = self.next_start_node_index
-        order = np.concatenate((snapshot.evaluation_order[start:], snapshot.evaluation_order[:start]))
+        nodes, extra, modulus = snapshot.evaluation_order, 0, n
+        named = state.get(PRE_FILTER_NODES)
+        if named is not None:  # a PreFilterResult: only the nodes it names are filtered
+            narrowed = self._named_nodes(named, statuses, failed_nominated)
+            if isinstance(narrowed, Status):
+                return snapshot.evaluation_order[:0], narrowed
+            nodes, extra = narrowed
+            if not self._index_over_all_nodes and len(nodes):
+                modulus = len(nodes)
+        m = len(nodes)
+        want = num_feasible_nodes_to_find(m, self.percentage)
+        # The node-tree order (of the nodes named) rotated to start at next_start_node_index.
+        start = self.next_start_node_index % m if m else 0
+        order = np.concatenate((nodes[start:], nodes[:start])) if start else nodes
         if not self.framework.has("ruleset_filter"):
-            # Upstream returns every node when no Filter plugin is enabled.
-            self.next_start_node_index = (self.next_start_node_index + n) % n
-            statuses.evaluated[:] = True
-            return order, SUCCESS
+            # Upstream takes the first numFeasibleNodesToFind nodes when no Filter plugin is enabled.
+            feasible = order[:want]
+            statuses.evaluated[feasible] = True
+            self.next_start_node_index = (self.next_start_node_index + len(feasible) + extra) % modulus
+            return feasible, SUCCESS
         if evaluate_all:
             passing, status = self._filter(state, pod, order, statuses)
             if not status.is_success:
                 return passing, status
             feasible = passing[:want]
-            processed = n
+            processed = m
             if len(passing) > want:
                 processed = int(np.flatnonzero(order == feasible[-1])[0]) + 1
                 processed += _still_counted(order[processed:], failed_nominated)
-            self.next_start_node_index = (self.next_start_node_index + processed) % n
+            self.next_start_node_index = (self.next_start_node_index + processed + extra) % modulus
             return feasible, SUCCESS
         feasible_parts: list[np.ndarray] = []
         found = 0
@@ -153,9 +210,9 @@ class Scheduler:
         # How many nodes the last scan needed per feasible node sizes the first chunk: the cut is
         # made where a sequential scan stops whatever the chunks, and each chunk costs every
         # Filter plugin's fixed overhead once more.
-        chunk = first_chunk(n, want, self._feasible_ratio)
-        processed = n
-        while position < n:
+        chunk = first_chunk(m, want, self._feasible_ratio)
+        processed = m
+        while position < m:
             part = order[position: position + chunk]
             passing, status = self._filter(state, pod, part, statuses)
             if not status.is_success:
@@ -177,10 +234,45 @@ class Scheduler:
             found += len(passing)
             position += len(part)
             chunk = next_chunk(chunk, position, found, want)
-        self.next_start_node_index = (self.next_start_node_index + processed) % n
+        self.next_start_node_index = (self.next_start_node_index + processed + extra) % modulus
         feasible = np.concatenate(feasible_parts) if feasible_parts else order[:0]
-        self._feasible_ratio = len(feasible) / processed
+        if processed:
+            self._feasible_ratio = len(feasible) / processed
         return feasible, SUCCESS
+
+    def _named_nodes(self, named: tuple[frozenset[str], tuple[str, ...]], statuses: NodeStatuses,
+                     failed_nominated: int | None) -> tuple[np.ndarray, int] | Status:
+        """The nodes of a PreFilterResult's names in node-tree order, and how many nodes left out
+        count as processed (those with a status of their own: the nominated node that failed
+        before, or, in 1.30, all); the nodes left out get the release's status. An Error when a
+        name is no node of the snapshot (before 1.30).
+
+        Upstream walks the names in a Go set's order (random); ruleset walks them in node-tree
+        order, as 1.30.0 did, so that a run is repeatable. The nominated node was evaluated
+        before, named or not, as upstream does."""
+        names, plugins = named
+        snapshot = self.snapshot
+        index = snapshot.node_index
+        if not self._missing_skipped:
+            missing = sorted(name for name in names if name not in index)
+            if missing:  # the first of a Go set's walk: the first name in order, here
+                return Status(Code.ERROR, (f"nodeinfo not found for node name {go_quote(missing[0])}",))
+        inside = np.zeros(snapshot.num_nodes, dtype=bool)
+        inside[[index[name] for name in names if name in index]] = True
+        order = snapshot.evaluation_order
+        nodes = order[inside[order]]
+        left_out = order[~inside[order]]
+        if self._filtered_out_status:  # (the failed nominated node's status too, as 1.30.0 wrote it)
+            statuses.set_all(left_out, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (FILTERED_OUT,)))
+            return nodes, len(left_out)
+        nominated_outside = failed_nominated is not None and not inside[failed_nominated]
+        if self._absent_status:
+            if nominated_outside:
+                left_out = left_out[left_out != failed_nominated]  # its own status stays
+            reason = f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]"
+            statuses.set_all(left_out, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (reason,)))
+            statuses.evaluated[left_out] = False  # an absent node's status: not processed
+        return nodes, int(nominated_outside)
 
     def _evaluate_nominated_node(self, state: CycleState, pod: Pod, statuses: NodeStatuses,
                                  index: int) -> tuple[np.ndarray | None, int | None]:

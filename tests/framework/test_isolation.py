@@ -231,7 +231,7 @@ CASES = [
          preempts=True),
     # Returning the wrong type.
     Case("pre-filter-returns-true", {"pre_filter": returns(True)},
-         "running PreFilter plugin 'Broken': returned True, not a Status", "cycle"),
+         "running PreFilter plugin 'Broken': returned True, not a Status or a PreFilterResult", "cycle"),
     Case("pre-score-returns-true", {"pre_score": returns(True)},
          "running PreScore plugin 'Broken': returned True, not a Status", "cycle"),
     Case("post-filter-returns-a-status", {"post_filter": returns(Status.unschedulable("x"))},

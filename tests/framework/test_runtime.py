@@ -202,7 +202,7 @@ class Misbehaving(Plugin):
 
 @pytest.mark.parametrize(("run", "expected"), [
     pytest.param(lambda fw, pod, state: fw.run_pre_filter(state, pod, fw.handle.snapshot),
-                 "running PreFilter plugin 'Misbehaving': returned True, not a Status", id="pre-filter"),
+                 "running PreFilter plugin 'Misbehaving': returned True, not a Status or a PreFilterResult", id="pre-filter"),
     pytest.param(lambda fw, pod, state: fw.run_reserve(state, pod, "n1"),
                  "running Reserve plugin 'Misbehaving': returned 'reserved', not a Status", id="reserve"),
     pytest.param(lambda fw, pod, state: fw.run_post_filter(state, pod, None).status,
