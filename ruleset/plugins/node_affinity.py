@@ -30,10 +30,14 @@ pod with no ``spec.nodeSelector``, no required node affinity and no ``addedAffin
 terms: the framework then does not run its Filter. Upstream tests ``pod.Spec.NodeSelector ==
 nil``; a decoded pod cannot tell an absent nodeSelector from an empty one (``{}``), and both
 skip here. That is what a pod read from the API server gives (its storage drops an empty map),
-and Filter passes every node for either, so only whether Filter ran can differ. Not done: the
-``PreFilterResult`` (from 1.24, kubernetes#108648: the node names of required terms' ``In``
-``metadata.name`` fields) and its "pod affinity terms conflict" refusal; the framework has no
-PreFilterResult, and Filter reaches the same verdicts, with other reasons.
+and Filter passes every node for either, so only whether Filter ran can differ. From 1.24
+(:data:`PRE_FILTER_RESULT`, kubernetes#108648) it returns a :class:`~ruleset.PreFilterResult`: the
+node names of the pod's required terms when every term has ``metadata.name`` ``In`` fields (a
+DaemonSet's pods), so only those nodes are filtered (what that changes, release by release, is
+in :mod:`ruleset.scheduler.cycle`), and "pod affinity terms conflict" when they name no node:
+as soon as one term's do up to 1.26, only when all together do from 1.27
+(:data:`CONFLICT_WHEN_ALL_TERMS_CONFLICT`, kubernetes#116465). ``nodeSelector`` and
+``addedAffinity`` never narrow it (upstream decided so in kubernetes#113657).
 
 Args: ``addedAffinity``, a ``v1.NodeAffinity``, validated like ``ValidateNodeAffinityArgs``
 of v1.20 (``addedAffinity.requiredDuringSchedulingIgnoredDuringExecution: Invalid value:
@@ -58,6 +62,7 @@ from ruleset import (
     FilterResult,
     NodeSet,
     Plugin,
+    PreFilterResult,
     Status,
     hookimpl,
     switch,
@@ -97,6 +102,45 @@ PRE_FILTER_SKIP = switch(
     "addedAffinity required terms: its Filter is not run",
     "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go (PreFilter, kubernetes#114125)")
 _SKIP = Status(Code.SKIP)
+PRE_FILTER_RESULT = switch(
+    "NodeAffinity.prefilter-result", "1.24",
+    "PreFilter returns the node names of the pod's required terms when every term has matchFields "
+    "metadata.name In (within a term intersected, across terms united): only those nodes are filtered; "
+    "a term whose names intersect to none refuses the pod, UnschedulableAndUnresolvable \"pod affinity "
+    "terms conflict\"", "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go (PreFilter, "
+    "kubernetes#108648)")
+CONFLICT_WHEN_ALL_TERMS_CONFLICT = switch(
+    "NodeAffinity.prefilter-conflict-all-terms", "1.27",
+    "\"pod affinity terms conflict\" only when the names of every term together are none (before: as "
+    "soon as one term's names intersect to none, even when a later term could match)",
+    "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go (PreFilter, kubernetes#116465)")
+#: ``errReasonConflict``.
+ERR_REASON_CONFLICT = "pod affinity terms conflict"
+_CONFLICT = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_REASON_CONFLICT,))
+
+
+def named_nodes(terms: Sequence[NodeSelectorTerm],
+                conflict_per_term: bool) -> PreFilterResult | Status | None:
+    """PreFilter's ``PreFilterResult``: the node names of ``terms`` when each has a ``metadata.name``
+    ``In`` field (a term's fields intersected, the terms united), None when one has none (the
+    terms are ORed: every node may match); "pod affinity terms conflict" when they name no
+    node: as soon as one term's fields do (``conflict_per_term``, 1.24–1.26), else when all
+    together do."""
+    names: frozenset[str] | None = None
+    for term in terms:
+        mine: frozenset[str] | None = None
+        for requirement in term.match_fields:
+            if requirement.key == "metadata.name" and requirement.operator == "In":
+                values = frozenset(requirement.values)
+                mine = values if mine is None else mine & values
+        if mine is None:
+            return None
+        if conflict_per_term and not mine:
+            return _CONFLICT
+        names = mine if names is None else names | mine
+    if names is None:
+        return None
+    return PreFilterResult(names) if names else _CONFLICT
 
 
 class NodeAffinityError(Exception):
@@ -187,6 +231,8 @@ class NodeAffinity(Plugin):
     def __init__(self, args: Any = None, handle: Any = None):
         super().__init__(args, handle)
         self._pre_filter_skip = self.handle.target.has(PRE_FILTER_SKIP)
+        self._pre_filter_result = self.handle.target.has(PRE_FILTER_RESULT)
+        self._conflict_per_term = not self.handle.target.has(CONFLICT_WHEN_ALL_TERMS_CONFLICT)
         added: NodeAffinitySpec | None = self.args.added_affinity
         self._added_required: NodeSelectorMatcher | None = None
         self._added_preferred: PreferredTerms | None = None
@@ -206,15 +252,17 @@ class NodeAffinity(Plugin):
         return OTHER_PODS_IGNORED
 
     @hookimpl
-    def ruleset_pre_filter(self, pod: Pod) -> Status | None:
-        """Skip (1.27 on) when nothing constrains the pod's nodes; otherwise nothing to do here
-        (upstream's PreFilter state is the parse Filter does)."""
-        if not self._pre_filter_skip or self._added_required is not None or pod.node_selector:
-            return None
+    def ruleset_pre_filter(self, pod: Pod) -> Status | PreFilterResult | None:
+        """Skip (1.27 on) when nothing constrains the pod's nodes; the node names its required
+        terms allow (1.24 on), or their conflict; otherwise nothing to do here (upstream's
+        PreFilter state is the parse Filter does)."""
         affinity = pod.affinity.node_affinity
-        if affinity is not None and affinity.required is not None:
-            return None
-        return _SKIP
+        required = affinity.required if affinity is not None else None
+        if required is None:
+            if not self._pre_filter_skip or self._added_required is not None or pod.node_selector:
+                return None
+            return _SKIP
+        return named_nodes(required, self._conflict_per_term) if self._pre_filter_result else None
 
     @hookimpl
     def ruleset_filter(self, pod: Pod, nodes: NodeSet) -> FilterResult | None:
