@@ -44,6 +44,20 @@ def test_start_index_rotates_by_processed_nodes():
     assert scheduler.next_start_node_index == 0
 
 
+def test_without_filter_plugins_the_first_nodes_to_find_are_feasible():
+    # findNodesThatPassFilters without Filter plugins (v1.20 generic_scheduler.go, v1.24
+    # schedule_one.go): numFeasibleNodesToFind nodes from the rotating index, which advances by them.
+    state = build_cluster(_nodes(150))
+    scheduler = Scheduler(make_framework(["NodeResourcesLeastAllocated"], percentage=0, snapshot=state.snapshot))
+    pod = decode(make_pod())
+    first = scheduler.schedule(pod)
+    assert (len(first.feasible), int(first.feasible[0]), int(first.feasible[-1])) == (100, 0, 99)
+    assert scheduler.next_start_node_index == 100
+    second = scheduler.schedule(pod)
+    assert (len(second.feasible), int(second.feasible[0]), int(second.feasible[49])) == (100, 100, 149)
+    assert int(second.feasible[50]) == 0 and scheduler.next_start_node_index == 50
+
+
 def test_single_feasible_node_is_chosen_without_scoring():
     harness = Harness(["NodeName", "NodeResourcesLeastAllocated"], _nodes(3))
     result = harness.scheduler.schedule(decode(make_pod(node_name="n001")))
