@@ -25,6 +25,14 @@ nothing: every pod is treated as if it had no claims.
 Not modelled: Score (VolumeCapacityPriority 1.21 and StorageCapacityScoring 1.33 are alpha
 gates, off by default: the plugin scores 0 everywhere upstream). From 1.27 PreFilter returns
 Skip for a pod without claims (the same outcome: its Filter would pass every node).
+
+From 1.27 to 1.31 (:data:`ELIGIBLE_NODES`) PreFilter also returns a
+:class:`~ruleset.PreFilterResult` for a pod with bound claims: the nodes their volumes' node
+affinity names by ``kubernetes.io/hostname In``, the label's values taken as node names. Where
+a node's hostname label differs from its name, upstream then never finds the node
+(kubernetes#123465: "nodeinfo not found" up to 1.29, unschedulable in 1.30 and 1.31), and so
+does ruleset at those releases; 1.32 dropped the result (kubernetes#127584, also in patch
+releases such as 1.29.11, which a release number here cannot tell apart).
 """
 
 from __future__ import annotations
@@ -43,12 +51,13 @@ from ruleset import (
     FilterResult,
     NodeSet,
     Plugin,
+    PreFilterResult,
     Status,
     Target,
     hookimpl,
 )
 from ruleset.api.pod import Pod
-from ruleset.api.storage import pod_claims
+from ruleset.api.storage import PersistentVolume, PersistentVolumeClaim, pod_claims
 from ruleset.kversion import GATES, Switch, switch
 
 # The args and their checks are apart (ruleset validate reads them without this module's numpy).
@@ -78,9 +87,48 @@ from ruleset.snapshot import VolumeStore
 NAME = "VolumeBinding"
 STATE_KEY = NAME
 ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+HOSTNAME_LABEL = "kubernetes.io/hostname"
 
 _PLUGIN_GO = "pkg/scheduler/framework/plugins/volumebinding/volume_binding.go"
 _BINDER_GO = "pkg/scheduler/framework/plugins/volumebinding/binder.go"
+
+
+ELIGIBLE_NODES = switch(
+    "VolumeBinding.prefilter-result", "1.27",
+    "PreFilter returns the nodes the pod's bound claims' volumes name (each volume's node affinity terms "
+    "with kubernetes.io/hostname In, whose values are taken as node names; intersected over the "
+    "volumes), so only those nodes are filtered", f"{_PLUGIN_GO} (PreFilter), {_BINDER_GO} "
+    "(GetEligibleNodes), pkg/volume/util/util.go (GetLocalPersistentVolumeNodeNames), kubernetes#109877; "
+    "removed in 1.32 by kubernetes#127584 (and in patch releases, 1.29.11 among them)", until="1.32")
+
+
+def eligible_nodes(store: VolumeStore, bound: list[PersistentVolumeClaim]) -> frozenset[str] | None:
+    """``GetEligibleNodes``: the intersection, over the bound claims whose volume names nodes, of
+    those names (None when none does, or when a claim's volume is missing)."""
+    eligible: frozenset[str] | None = None
+    for claim in bound:
+        volume = store.volumes.get(claim.volume_name)
+        if volume is None:
+            return None  # upstream collects the lookup errors, then gives up on narrowing
+        names = local_volume_node_names(volume)
+        if names:
+            eligible = names if eligible is None else eligible & names
+    return eligible
+
+
+def local_volume_node_names(volume: PersistentVolume) -> frozenset[str]:
+    """``GetLocalPersistentVolumeNodeNames``: over the volume's required node affinity terms, the
+    union of each term's ``kubernetes.io/hostname`` ``In`` values (intersected within the term);
+    a term without one adds nothing."""
+    out: frozenset[str] = frozenset()
+    for term in volume.node_affinity or ():
+        names: frozenset[str] | None = None
+        for requirement in term.match_expressions:
+            if requirement.key == HOSTNAME_LABEL and requirement.operator == "In":
+                values = frozenset(requirement.values)
+                names = values if names is None else names & values
+        out |= names or frozenset()
+    return out
 
 
 def _gated(key: str, since: str, summary: str, reference: str, gate: str) -> Switch:
@@ -166,6 +214,7 @@ class VolumeBinding(Plugin):
         if scoring:
             raise ValueError(f"VolumeBinding's scoring under the {scoring[0]} feature gate is not modelled "
                              "by ruleset (leave the gate off)")
+        self._eligible_nodes = target.has(ELIGIBLE_NODES)
         self._options = BinderOptions(
             ephemeral=target.has(EPHEMERAL), capacity=target.has(STORAGE_CAPACITY),
             maximum_volume_size=target.has(MAXIMUM_VOLUME_SIZE),
@@ -212,7 +261,7 @@ class VolumeBinding(Plugin):
         return snapshot.storage
 
     @hookimpl
-    def ruleset_pre_filter(self, state: CycleState, pod: Pod) -> Status | None:
+    def ruleset_pre_filter(self, state: CycleState, pod: Pod) -> Status | PreFilterResult | None:
         store = self._store()
         if store.is_empty():
             state.write(STATE_KEY, StateData(skip=True))
@@ -230,6 +279,10 @@ class VolumeBinding(Plugin):
         if claims.immediate:
             return Status.unresolvable(ERR_UNBOUND_IMMEDIATE)
         state.write(STATE_KEY, StateData(claims=claims))
+        if self._eligible_nodes:
+            eligible = eligible_nodes(store, claims.bound)
+            if eligible is not None:
+                return PreFilterResult(eligible)
         return None
 
     # --------------------------------------------------------------------- Filter
