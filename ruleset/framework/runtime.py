@@ -124,6 +124,12 @@ PRE_FILTER_RESULT_SORTED = switch(
     "framework.prefilter-result-sorted", "1.31",
     "the plugins an empty intersection of PreFilterResults names are sorted (sets.List), not in the "
     "order they ran", "pkg/scheduler/framework/runtime/framework.go (RunPreFilterPlugins), kubernetes#122251")
+PRE_FILTER_UNSCHEDULABLE_GOES_ON = switch(
+    "framework.prefilter-unschedulable-goes-on", "1.30",
+    "after a PreFilter plugin returns Unschedulable the others still run (their state is there for "
+    "preemption's dry runs), and the last Unschedulable is the outcome; UnschedulableAndUnresolvable "
+    "still stops at once", "pkg/scheduler/framework/runtime/framework.go (RunPreFilterPlugins: "
+    "returnStatus), kubernetes#119779, kubernetes#119770")
 #: The cycle-state key of the intersected PreFilterResult, when a plugin returned one:
 #: ``(node names, the plugins that returned one, in the order they ran)``.
 PRE_FILTER_NODES = "ruleset/PreFilterResult"
@@ -304,6 +310,7 @@ class Framework:
         self._pre_filter_results = profile.target.has(PRE_FILTER_RESULT)
         self._results_unresolvable = profile.target.has(PRE_FILTER_RESULT_UNRESOLVABLE)
         self._results_sorted = profile.target.has(PRE_FILTER_RESULT_SORTED)
+        self._unschedulable_goes_on = profile.target.has(PRE_FILTER_UNSCHEDULABLE_GOES_ON)
         #: Whether PostFilter reports carry every candidate and the details' ``to_json()`` (score,
         #: explain, ``schedule --verbose``); off, only their number (a long run's memory and time).
         self.post_filter_details = True
@@ -400,18 +407,24 @@ class Framework:
                           _pre_enqueue_outcome, {"pod": pod})
 
     def run_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot) -> Status:
-        """``RunPreFilterPlugins``: the plugins in order until one does not succeed. From 1.27 a
-        Skip goes on, and the plugins that skipped are written to ``state`` under
+        """``RunPreFilterPlugins``: the plugins in order until one does not succeed (from 1.30 an
+        Unschedulable one goes on, and the last is the outcome: :data:`PRE_FILTER_UNSCHEDULABLE_GOES_ON`).
+        From 1.27 a Skip goes on, and the plugins that skipped are written to ``state`` under
         :data:`SKIP_FILTER_PLUGINS`: when the point succeeds, and from 1.28 whatever its outcome
-        (:data:`SKIPPED_WHEN_PRE_FILTER_FAILS`)."""
+        (:data:`SKIPPED_WHEN_PRE_FILTER_FAILS`). From 1.24 the PreFilterResults are intersected
+        (:class:`_Merged`) and, when the point succeeds, written under :data:`PRE_FILTER_NODES`."""
         skipped: list[str] = []
         merged = (_Merged(self._results_unresolvable, self._results_sorted) if self._pre_filter_results
                   else None)
+        unschedulable: list[Status] = []
         status: Status = self._each(
             "ruleset_pre_filter", "running PreFilter plugin {plugin!r}: {error}", _pre_filter_outcome,
             {"state": state, "pod": pod, "snapshot": snapshot,
-             "skipped": skipped if self._pre_filter_skip else None, "merged": merged},
+             "skipped": skipped if self._pre_filter_skip else None, "merged": merged,
+             "unschedulable": unschedulable if self._unschedulable_goes_on else None},
             also=PreFilterResult)
+        if status.is_success and unschedulable:
+            status = unschedulable[0]
         if skipped and (status.is_success or self._skipped_kept_on_failure):
             state.write(SKIP_FILTER_PLUGINS, frozenset(skipped))
         if merged is not None and merged.names is not None and status.is_success:
@@ -917,7 +930,13 @@ def _pre_filter_outcome(step: Step, returned: Status | PreFilterResult | None,
     if skipped is not None and returned is not None and returned.code == Code.SKIP:
         skipped.append(step.plugin)
         return None
-    return _pre_filter_refusal(step, returned, kwargs)
+    refusal = _pre_filter_refusal(step, returned, kwargs)
+    if refusal is not None and refusal.code == Code.UNSCHEDULABLE:
+        later = kwargs["unschedulable"]
+        if later is not None:
+            later[:] = [refusal]  # the last one is the outcome, once the others have run
+            return None
+    return refusal
 
 
 def _pre_score_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:

@@ -1,11 +1,14 @@
-"""PreFilter plugins returning a PreFilterResult (node names), release by release.
+"""PreFilter plugins returning a PreFilterResult (node names), release by release; and from 1.30
+an Unschedulable PreFilter that lets the others run.
 
 Upstream: ``pkg/scheduler/schedule_one_test.go`` TestSchedulerSchedulePod, the cases with
 FakePreFilter plugins returning a ``PreFilterResult``, in their v1.32/v1.33 form and with the
 v1.30.0 expectations of kubernetes#119779; ``RunPreFilterPlugins``
 (``pkg/scheduler/framework/runtime/framework.go``) and ``findNodesThatFitPod``
 (``schedule_one.go``) at v1.24 (kubernetes#108648), v1.29, v1.30 (kubernetes#119779), v1.31
-(kubernetes#122251, kubernetes#124933, kubernetes#125197) and v1.32 (``SetAbsentNodesStatus``).
+(kubernetes#122251, kubernetes#124933, kubernetes#125197) and v1.32 (``SetAbsentNodesStatus``);
+``pkg/scheduler/framework/runtime/framework_test.go`` TestRunPreFilterPlugins, the three cases
+kubernetes#119779 added (v1.30.0), each also at 1.29.
 Upstream compares ``Diagnosis`` structs; here the same outcome is read as the FitError message,
 each node's status and the count of evaluated nodes. Left out: "test no score plugin,
 prefilter plugin returning 2 nodes" (it pins the single feasible node looked for without Score
@@ -27,7 +30,7 @@ from ruleset import FilterResult, PreFilterResult, hookspecs
 from ruleset.config import PluginConfig, Profile
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.plugin import Handle, Plugin
-from ruleset.framework.runtime import PRE_FILTER_NODES, Framework
+from ruleset.framework.runtime import PRE_FILTER_NODES, SKIP_FILTER_PLUGINS, Framework
 from ruleset.framework.status import Code, Status
 from ruleset.scheduler import Scheduler
 from tests.factories import build_cluster, decode, make_node, make_pod, registry_with
@@ -210,3 +213,48 @@ def test_a_prefilter_result_is_plain_success_before_1_24() -> None:
 def test_a_malformed_prefilter_result_is_refused_where_it_is_made() -> None:
     with pytest.raises(TypeError, match="must be a frozenset of node names"):
         PreFilterResult({"node1"})  # type: ignore[arg-type]
+
+
+def _answering(name: str, status: Status) -> type[Plugin]:
+    """A PreFilter plugin returning ``status``, and recording that it ran."""
+    def ruleset_pre_filter(self: Plugin) -> Status:
+        RAN.append(name)
+        return status
+    return type(name, (Plugin,), {"name": name, "ruleset_pre_filter": hookimpl(ruleset_pre_filter)})
+
+
+RAN: list[str] = []
+UNSCHEDULABLE = _answering("unschedulable", Status(Code.UNSCHEDULABLE, ("injected",)))
+UNRESOLVABLE = _answering("unresolvable", Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("injected",)))
+SKIPS = _answering("skip", Status(Code.SKIP))
+REJECT_ALL = _pre_filter("reject-all-nodes", set())
+
+
+@pytest.mark.parametrize(("version", "plugins", "code", "ran", "skipped"), [
+    # TestRunPreFilterPlugins (v1.30.0, kubernetes#119779), its three cases, then each at 1.29.
+    pytest.param("1.30", [UNSCHEDULABLE, SKIPS], Code.UNSCHEDULABLE, ["unschedulable", "skip"],
+                 frozenset({"skip"}), id="1.30: Unschedulable, but another PreFilter plugin is executed"),
+    pytest.param("1.30", [UNRESOLVABLE, SKIPS], Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ["unresolvable"], None,
+                 id="1.30: UnschedulableAndUnresolvable, and no other plugin is executed"),
+    pytest.param("1.30", [REJECT_ALL, SKIPS], Code.UNSCHEDULABLE_AND_UNRESOLVABLE, [], None,
+                 id="1.30: all nodes filtered out by the prefilter result, no other plugin executed"),
+    pytest.param("1.29", [UNSCHEDULABLE, SKIPS], Code.UNSCHEDULABLE, ["unschedulable"], None,
+                 id="1.29: Unschedulable stops"),
+    pytest.param("1.29", [REJECT_ALL, SKIPS], Code.UNSCHEDULABLE, [], None, id="1.29: an empty result stops"),
+])
+def test_run_pre_filter_plugins(version: str, plugins: list[type[Plugin]], code: Code, ran: list[str],
+                                skipped: frozenset[str] | None) -> None:
+    RAN.clear()
+    s = scheduler(version, plugins, THREE)
+    state = CycleState()
+    status = s.framework.run_pre_filter(state, POD, s.snapshot)
+    assert (status.code, RAN, state.get(SKIP_FILTER_PLUGINS)) == (code, ran, skipped)
+
+
+def test_the_last_unschedulable_is_the_outcome_from_1_30() -> None:
+    RAN.clear()
+    second = _answering("second", Status(Code.UNSCHEDULABLE, ("later",)))
+    s = scheduler("1.35", [UNSCHEDULABLE, second], THREE)
+    status = s.framework.run_pre_filter(CycleState(), POD, s.snapshot)
+    assert (status.code, status.reasons, status.plugin, RAN) == (
+        Code.UNSCHEDULABLE, ("later",), "second", ["unschedulable", "second"])
