@@ -12,7 +12,6 @@ when fastyaml-rs is not installed, except under ``CI=true``, where they fail.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +22,12 @@ from ruleset.errors import RulesetError
 from ruleset.manifests import load_manifests
 from ruleset.reading import CLUSTER, LimitError, Limits, LocatedDict, LocatedList
 from ruleset.yaml_reading import load_yaml
+from tests.native_kit import require_native
 
 HAS_NATIVE = native_yaml._native() is not None
 
 
-def _require_native() -> None:
-    if not HAS_NATIVE:
-        if os.environ.get("CI") == "true":
-            pytest.fail("fastyaml-rs is not installed (pip install 'ruleset[fast]'), and CI=true")
-        pytest.skip("fastyaml-rs is not installed")
+
 
 
 @pytest.fixture(autouse=True)
@@ -43,7 +39,7 @@ def _small_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
 def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Each test once through the PyYAML path and once through the native one."""
     if request.param == "native":
-        _require_native()
+        require_native()
     monkeypatch.setattr(native_yaml, "USE_NATIVE", request.param == "native")
     return str(request.param)
 
@@ -357,7 +353,7 @@ def test_native_cases_read_as_pyyaml_reads_them(text: str, path: str) -> None:
 
 @pytest.mark.parametrize("text", NATIVE.values(), ids=NATIVE.keys())
 def test_native_cases_are_taken_by_the_native_path(text: str) -> None:
-    _require_native()
+    require_native()
     assert native_yaml.load_documents(text, LocatedDict, LocatedList) is not None
 
 
@@ -375,7 +371,7 @@ def test_fallback_cases_read_as_pyyaml_reads_them(text: str, path: str) -> None:
 
 @pytest.mark.parametrize("text", FALLBACK.values(), ids=FALLBACK.keys())
 def test_fallback_cases_are_refused_by_the_native_path(text: str) -> None:
-    _require_native()
+    require_native()
     assert native_yaml.load_documents(text, LocatedDict, LocatedList) is None
 
 
@@ -411,7 +407,7 @@ def test_depth_beyond_the_limit_is_the_pyyaml_path_s_error(path: str) -> None:
 
 
 def test_depth_beyond_max_depth_goes_the_pyyaml_way(monkeypatch: pytest.MonkeyPatch) -> None:
-    _require_native()
+    require_native()
     monkeypatch.setattr(native_yaml, "MAX_DEPTH", 2)
     assert native_yaml.load_documents("a:\n  b: 1\n", LocatedDict, LocatedList) is not None
     assert native_yaml.load_documents("a:\n  b:\n    c: 1\n", LocatedDict, LocatedList) is None
@@ -424,7 +420,7 @@ def _stream(documents: int) -> str:
 
 @pytest.mark.parametrize("chunk", [1, 300, 2000, 10**9], ids=["every-marker", "300", "2000", "one-chunk"])
 def test_chunks_keep_lines_and_documents(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    _require_native()
+    require_native()
     monkeypatch.setattr(native_yaml, "CHUNK_CHARS", chunk)
     text = DEPLOYMENT + "---\n" + _stream(7) + "---\n" + SCALARS.replace("true_words: [x]\n", "")
     documents = native_yaml.load_documents(text, LocatedDict, LocatedList)
@@ -495,7 +491,7 @@ spec:
 
 
 def test_decoding_problems_are_located_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _require_native()
+    require_native()
     file = tmp_path / "cluster.yaml"
     file.write_text(BROKEN_POD)
     seen = []
@@ -509,7 +505,7 @@ def test_decoding_problems_are_located_alike(tmp_path: Path, monkeypatch: pytest
 
 
 def test_a_cluster_loads_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _require_native()
+    require_native()
     file = tmp_path / "cluster.yaml"
     file.write_text(BROKEN_POD.replace("cpu: lots", "cpu: 100m") + "---\n" + LIST.replace(
         "metadata: {name: b}", "metadata:\n    name: b"))
@@ -615,7 +611,7 @@ def test_random_documents_read_alike(seed: int, path: str) -> None:
 
 def test_random_documents_mostly_take_the_native_path() -> None:
     # Pins how much of the fuzzing above tests the native path itself (the rest its refusals).
-    _require_native()
+    require_native()
     import random
     taken = 0
     for seed in range(40):

@@ -15,7 +15,6 @@ Tests skip when fastyaml-rs is not installed (except under ``CI=true``, where th
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 from typing import Any
@@ -27,16 +26,12 @@ from ruleset.errors import RulesetError
 from ruleset.manifests import load_manifests
 from ruleset.reading import CLUSTER, LocatedDict, LocatedList
 from ruleset.yaml_reading import load_yaml
+from tests.native_kit import use_native
 
 
 @pytest.fixture(autouse=True)
 def _native(monkeypatch: pytest.MonkeyPatch) -> None:
-    if native_yaml._native() is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("fastyaml-rs is not installed (pip install 'ruleset[fast]'), and CI=true")
-        pytest.skip("fastyaml-rs is not installed")
-    monkeypatch.setattr(native_yaml, "USE_NATIVE", True)
-    monkeypatch.setattr(native_yaml, "MIN_BYTES", 0)
+    use_native(monkeypatch)
 
 
 def _shape(value: Any) -> Any:
