@@ -28,6 +28,7 @@ from ruleset.framework.runtime import Framework
 from ruleset.framework.status import Code
 from ruleset.plugins.node_ports import check_conflict
 from ruleset.scheduler import Scheduler, ScheduleResult, ScheduleRun, nominate_pending, schedule_all
+from ruleset.scheduler.cycle import scan_order
 from ruleset.selector import SelectorError
 from ruleset.snapshot import Snapshot
 from ruleset.snapshot.state import ClusterState
@@ -284,11 +285,13 @@ def _full_scoring(framework: Framework, pod: Pod, result: ScheduleResult, rng: A
     assert snapshot is not None and result.statuses is not None
     n = snapshot.num_nodes
     percentage = framework.profile.percentage_of_nodes_to_score
-    passing = int(np.count_nonzero(result.statuses.codes == int(Code.SUCCESS)))
+    statuses = result.statuses
+    passing = int(np.count_nonzero(statuses.evaluated & (statuses.codes == int(Code.SUCCESS))))
     scored = len(result.feasible)
-    evaluated = n
+    evaluated = int(np.count_nonzero(statuses.evaluated))
     if passing > scored and scored:
-        order = np.concatenate((snapshot.evaluation_order[start:], snapshot.evaluation_order[:start]))
+        # Where a sequential scan, in the cycle's order, stops.
+        order = scan_order(snapshot, result.state, start)
         evaluated = int(np.flatnonzero(order == result.feasible[-1])[0]) + 1
     node = result.node
     if passing > scored:
@@ -359,7 +362,8 @@ def fitting_nodes(framework: Framework, pod: Pod) -> list[str]:
     _, status = Scheduler(framework).find_nodes_that_fit(state, pod, statuses, evaluate_all=True)
     if not status.is_success:
         return []
-    return [snapshot.node_names[int(i)] for i in np.flatnonzero(statuses.codes == int(Code.SUCCESS))]
+    passed = statuses.evaluated & (statuses.codes == int(Code.SUCCESS))  # (not a node left unfiltered)
+    return [snapshot.node_names[int(i)] for i in np.flatnonzero(passed)]
 
 
 def suggest(framework: Framework, pod: Pod, statuses: NodeStatuses) -> list[Suggestion]:

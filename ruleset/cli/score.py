@@ -125,9 +125,13 @@ def score_json(report: Any) -> dict[str, Any]:
         status = statuses.status(index) if statuses is not None else None
         if undecided is not None and (status is None or status.is_success):
             status = undecided
+        # Filter never ran on the node: outside the nodes a PreFilterResult named, or beside a
+        # nominated node that passed alone.
+        unfiltered = (statuses is not None and status is not None and status.is_success
+                      and not statuses.evaluated[index])
         entry: dict[str, Any] = {
             "name": name,
-            "filter": {
+            "filter": None if unfiltered else {
                 "code": status.code.label if status else "Success",
                 "plugin": status.plugin if status else None,
                 "reasons": list(status.reasons) if status else [],

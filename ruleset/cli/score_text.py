@@ -283,7 +283,7 @@ def _rejected(doc: dict[str, Any], width: int | None, sym: Symbols, color: bool)
     groups: dict[tuple[Any, ...], list[str]] = {}
     for node in doc["nodes"]:
         status = node["filter"]
-        if status["code"] in ("Success", "Error"):
+        if status is None or status["code"] in ("Success", "Error"):
             continue
         key = (status.get("plugin"), status["code"], tuple(status.get("reasons") or ()))
         groups.setdefault(key, []).append(node["name"])
@@ -368,7 +368,7 @@ def render_score(doc: dict[str, Any], *, width: int | None, top: int | None = 20
     ``color`` adds ANSI styles; ``sym`` defaults to what stdout can encode."""
     sym = symbols() if sym is None else sym
     nodes = doc["nodes"]
-    feasible = [n for n in nodes if n["filter"]["code"] == "Success"]
+    feasible = [n for n in nodes if n["filter"] is not None and n["filter"]["code"] == "Success"]
     ranked = sorted(feasible, key=lambda n: (n.get("total") is None, -(n.get("total") or 0)))
     shown = ranked if top is None else ranked[:top]
     # The selected node is always shown (equal totals may leave it below the top).
@@ -378,10 +378,13 @@ def render_score(doc: dict[str, Any], *, width: int | None, top: int | None = 20
     header = f"pod {doc['pod']}  profile {doc['profile']}"
     if doc.get("podSchedulerName"):
         header += f"  schedulerName {doc['podSchedulerName']}"
-    rejected = sum(1 for n in nodes if n["filter"]["code"] not in ("Success", "Error"))
+    rejected = sum(1 for n in nodes
+                   if n["filter"] is not None and n["filter"]["code"] not in ("Success", "Error"))
+    unfiltered = sum(1 for n in nodes if n["filter"] is None)
     # A refused pod never reached the scheduler: "0 nodes" would say the cluster has none.
     counts = ("refused before scheduling: no node was tried" if doc.get("refused")
-              else f"{len(nodes)} nodes: {len(feasible)} feasible, {rejected} rejected")
+              else f"{len(nodes)} nodes: {len(feasible)} feasible, {rejected} rejected"
+              + (f", {unfiltered} not filtered" if unfiltered else ""))
     out: list[Any] = [_text(header, "bold" if color else ""), Text(counts), Text("")]
     if feasible:
         title = "feasible node:" if len(feasible) == 1 else "feasible nodes by total:"
@@ -410,7 +413,7 @@ def render_score(doc: dict[str, Any], *, width: int | None, top: int | None = 20
     groups = _rejected(doc, width, sym, color)
     if groups:
         out += [*groups, Text("")]
-    errors = sum(1 for n in nodes if n["filter"]["code"] == "Error")
+    errors = sum(1 for n in nodes if n["filter"] is not None and n["filter"]["code"] == "Error")
     if errors:
         out.append(Text(f"not evaluated: {errors} nodes (the cycle ended with an error)"))
     out.append(_outcome(doc, width, sym))

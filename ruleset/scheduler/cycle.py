@@ -16,6 +16,8 @@ Where upstream is nondeterministic this module picks a rule and keeps to it:
   node alone first and, if it passes, takes it without scoring. As upstream's
   ``findNodesThatPassFilters`` over that one node, this leaves the rotating start index at 0,
   and a nominated node that failed stays among the statuses the next scan counts as processed.
+* From 1.30 a profile without Score plugins looks for one feasible node only
+  (:data:`ONE_NODE_WITHOUT_SCORING`): the first that passes in that circular order.
 * ``selectHost`` keeps one of the top-scoring nodes by reservoir sampling, i.e. uniformly at
   random. Here the choice is ``ties[rng.randrange(len(ties))]`` over the tied nodes in
   evaluation order, with ``rng = random.Random(seed)`` (``--seed``, default 0): the same
@@ -89,6 +91,11 @@ PRE_FILTER_RESULT_ABSENT_STATUS = switch(
     "\"node(s) didn't satisfy plugin(s) [X]\" (the plugins that returned one, sorted), without being "
     "processed", "pkg/scheduler/schedule_one.go (findNodesThatFitPod: NodeToStatus.SetAbsentNodesStatus), "
     "pkg/scheduler/framework/types.go (FitError.Error)")
+ONE_NODE_WITHOUT_SCORING = switch(
+    "Scheduler.one-feasible-node-without-scoring", "1.30",
+    "a profile with no Score plugin looks for one feasible node only (numFeasibleNodesToFind is 1), "
+    "so the first node that passes from the rotating index is chosen",
+    "pkg/scheduler/schedule_one.go (findNodesThatPassFilters: hasExtenderFilters, hasScoring)")
 FILTERED_OUT = "node is filtered out by the prefilter result"
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -155,6 +162,8 @@ class Scheduler:
         self._filtered_out_status = target.has(PRE_FILTER_RESULT_FILTERED_OUT)
         self._index_over_all_nodes = target.has(PRE_FILTER_RESULT_ALL_NODES_INDEX)
         self._absent_status = target.has(PRE_FILTER_RESULT_ABSENT_STATUS)
+        self._one_without_scoring = (target.has(ONE_NODE_WITHOUT_SCORING)
+                                     and not framework.has("ruleset_score"))
 
     # ------------------------------------------------------------- filtering
     def find_nodes_that_fit(self, state: CycleState, pod: Pod, statuses: NodeStatuses,
@@ -183,10 +192,8 @@ class Scheduler:
             if not self._index_over_all_nodes and len(nodes):
                 modulus = len(nodes)
         m = len(nodes)
-        want = num_feasible_nodes_to_find(m, self.percentage)
-        # The node-tree order (of the nodes named) rotated to start at next_start_node_index.
-        start = self.next_start_node_index % m if m else 0
-        order = np.concatenate((nodes[start:], nodes[:start])) if start else nodes
+        want = min(m, 1) if self._one_without_scoring else num_feasible_nodes_to_find(m, self.percentage)
+        order = _rotated(nodes, self.next_start_node_index)
         if not self.framework.has("ruleset_filter"):
             # Upstream takes the first numFeasibleNodesToFind nodes when no Filter plugin is enabled.
             feasible = order[:want]
@@ -252,18 +259,18 @@ class Scheduler:
         before, named or not, as upstream does."""
         names, plugins = named
         snapshot = self.snapshot
-        index = snapshot.node_index
         if not self._missing_skipped:
-            missing = sorted(name for name in names if name not in index)
+            missing = sorted(name for name in names if name not in snapshot.node_index)
             if missing:  # the first of a Go set's walk: the first name in order, here
                 return Status(Code.ERROR, (f"nodeinfo not found for node name {go_quote(missing[0])}",))
+        nodes = named_order(snapshot, names)
         inside = np.zeros(snapshot.num_nodes, dtype=bool)
-        inside[[index[name] for name in names if name in index]] = True
+        inside[nodes] = True
         order = snapshot.evaluation_order
-        nodes = order[inside[order]]
         left_out = order[~inside[order]]
         if self._filtered_out_status:  # (the failed nominated node's status too, as 1.30.0 wrote it)
             statuses.set_all(left_out, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (FILTERED_OUT,)))
+            statuses.evaluated[left_out] = False  # a status, but no filter ran there
             return nodes, len(left_out)
         nominated_outside = failed_nominated is not None and not inside[failed_nominated]
         if self._absent_status:
@@ -537,6 +544,28 @@ def _aborted(result: ScheduleResult, status: Status) -> ScheduleResult:
     result.status = status
     result.message = status.message()
     return result
+
+
+def named_order(snapshot: Snapshot, names: frozenset[str]) -> np.ndarray:
+    """The nodes of ``names`` the snapshot holds, in node-tree order."""
+    index = snapshot.node_index
+    inside = np.zeros(snapshot.num_nodes, dtype=bool)
+    inside[[index[name] for name in names if name in index]] = True
+    order = snapshot.evaluation_order
+    return order[inside[order]]
+
+
+def scan_order(snapshot: Snapshot, state: CycleState | None, start: int) -> np.ndarray:
+    """The order in which a cycle whose PreFilter wrote ``state`` filters nodes from rotating index
+    ``start``: node-tree order, or that of the nodes a PreFilterResult named (see the module)."""
+    named = state.get(PRE_FILTER_NODES) if state is not None else None
+    return _rotated(snapshot.evaluation_order if named is None else named_order(snapshot, named[0]), start)
+
+
+def _rotated(nodes: np.ndarray, start: int) -> np.ndarray:
+    """``nodes`` from position ``start`` (modulo their number) round to the one before it."""
+    start = start % len(nodes) if len(nodes) else 0
+    return np.concatenate((nodes[start:], nodes[:start])) if start else nodes
 
 
 def _still_counted(unvisited: np.ndarray, failed_nominated: int | None) -> int:

@@ -33,6 +33,7 @@ from ruleset.framework.plugin import Handle, Plugin
 from ruleset.framework.runtime import PRE_FILTER_NODES, SKIP_FILTER_PLUGINS, Framework
 from ruleset.framework.status import Code, Status
 from ruleset.scheduler import Scheduler
+from ruleset.scheduler.cycle import FILTERED_OUT
 from tests.factories import build_cluster, decode, make_node, make_pod, registry_with
 
 hookimpl = hookspecs.hookimpl
@@ -65,6 +66,16 @@ class TrueFilter(Plugin):
         return FilterResult.passing(len(nodes))
 
 
+class ScoresZero(Plugin):
+    """A Score plugin (from 1.30 a profile without one looks for a single feasible node)."""
+
+    name = "ScoresZero"
+
+    @hookimpl
+    def ruleset_score(self, nodes: Any) -> np.ndarray:
+        return np.zeros(len(nodes), dtype=np.int64)
+
+
 def scheduler(version: str, plugins: list[type[Plugin]], nodes: list[str]) -> Scheduler:
     state = build_cluster([make_node(n) for n in nodes])
     profile = Profile(name="p", plugins=[PluginConfig(name=p.name) for p in plugins],
@@ -83,9 +94,9 @@ def _statuses(s: Scheduler, result: Any) -> dict[str, tuple[str, tuple[str, ...]
 
 
 @pytest.mark.parametrize(("version", "evaluated"), [
-    *[pytest.param(v, 1, id=v) for v in ("1.24", "1.29", "1.31", "1.35")],
-    # 1.30.0 gave the nodes left out a status of their own: they count as evaluated.
-    pytest.param("1.30", 3, id="1.30"),
+    # Filters ran on node2 alone. (Upstream's EvaluatedNodes, feasible nodes plus statuses, is 3 at
+    # 1.30.0, which gave the nodes left out a status of their own: they have it here too, below.)
+    *[pytest.param(v, 1, id=v) for v in ("1.24", "1.29", "1.30", "1.31", "1.35")],
 ])
 def test_prefilter_plugin_returning_node(version: str, evaluated: int) -> None:
     # FakePreFilter1 nil, FakePreFilter2 {node2}, FakePreFilter3 {node1, node2}: node2, no Filter plugin.
@@ -145,7 +156,7 @@ def test_prefilter_plugin_returning_empty_node_set(version: str) -> None:
     pytest.param("1.30", "0/2 nodes are available: 1 injecting failure for pod test-prefilter, "
                  "1 node is filtered out by the prefilter result.",
                  {"node1": ("UnschedulableAndUnresolvable", ("node is filtered out by the prefilter result",)),
-                  "node2": ("Unschedulable", ("injecting failure for pod test-prefilter",))}, 2, id="1.30"),
+                  "node2": ("Unschedulable", ("injecting failure for pod test-prefilter",))}, 1, id="1.30"),
     *[pytest.param(v, "0/2 nodes are available: 1 injecting failure for pod test-prefilter, "
                    "1 node(s) didn't satisfy plugin(s) [FakePreFilter].",
                    {"node1": ("UnschedulableAndUnresolvable", ("node(s) didn't satisfy plugin(s) [FakePreFilter]",)),
@@ -187,7 +198,7 @@ def test_prefilter_plugin_returned_an_invalid_node(version: str, status: Code, m
 ])
 def test_the_start_index_advances_over_the_nodes_named(version: str, starts: list[int]) -> None:
     nodes = [f"node{i}" for i in range(1, 6)]
-    s = scheduler(version, [_pre_filter("FakePreFilter", {"node2", "node4"}), TrueFilter], nodes)
+    s = scheduler(version, [_pre_filter("FakePreFilter", {"node2", "node4"}), TrueFilter, ScoresZero], nodes)
     seen = []
     for _ in range(4):
         seen.append(s.next_start_node_index)
@@ -258,3 +269,47 @@ def test_the_last_unschedulable_is_the_outcome_from_1_30() -> None:
     status = s.framework.run_pre_filter(CycleState(), POD, s.snapshot)
     assert (status.code, status.reasons, status.plugin, RAN) == (
         Code.UNSCHEDULABLE, ("later",), "second", ["unschedulable", "second"])
+
+
+@pytest.mark.parametrize(("version", "code", "message"), [
+    pytest.param("1.24", Code.UNSCHEDULABLE, "0/1 nodes are available: 1 {msg}.", id="1.24"),
+    pytest.param("1.25", Code.UNSCHEDULABLE, "0/1 nodes are available: 1 {msg}.", id="1.25"),
+    pytest.param("1.28", Code.UNSCHEDULABLE, "0/1 nodes are available: {msg}.", id="1.28"),
+    pytest.param("1.29", Code.UNSCHEDULABLE, "0/1 nodes are available: {msg}.", id="1.29"),
+    pytest.param("1.30", Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "0/1 nodes are available: {msg}.", id="1.30"),
+    pytest.param("1.35", Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "0/1 nodes are available: {msg}.", id="1.35"),
+])
+def test_prefilter_plugin_returning_empty_node_set_exactly(version: str, code: Code, message: str) -> None:
+    s = scheduler(version, [_pre_filter("FakePreFilter1", None), _pre_filter("FakePreFilter2", set())], ["node1"])
+    result = s.schedule(POD)
+    msg = "node(s) didn't satisfy plugin FakePreFilter2"
+    assert (result.message, result.statuses.status(0)) == (message.format(msg=msg), Status(code, (msg,)))
+
+
+class RejectsNode1(Plugin):
+    """Filter: node1 is Unschedulable ("no")."""
+
+    name = "RejectsNode1"
+
+    @hookimpl
+    def ruleset_filter(self, nodes: Any) -> FilterResult:
+        names = [nodes.snapshot.node_names[i] for i in nodes.indices]
+        return FilterResult.reject(np.array([n == "node1" for n in names]), Code.UNSCHEDULABLE, "no")
+
+
+@pytest.mark.parametrize(("version", "node1", "start"), [
+    # The nominated node1 fails alone first; the scan then filters node2 and node3 only. Upstream
+    # counts node1's status among the processed nodes: 2 feasible + 1 = 3, modulo the 2 named up to
+    # 1.29 and the 4 nodes from 1.31; 1.30 counts node1 and node4 as filtered out: 2 + 2, modulo 2.
+    pytest.param("1.29", ("Unschedulable", ("no",)), 1, id="1.29: its own status stays"),
+    pytest.param("1.30", ("UnschedulableAndUnresolvable", (FILTERED_OUT,)), 0,
+                 id="1.30: overwritten as filtered out (counted once)"),
+    pytest.param("1.31", ("Unschedulable", ("no",)), 3, id="1.31"),
+    pytest.param("1.35", ("Unschedulable", ("no",)), 3, id="1.35: its own status, not the absent one"),
+])
+def test_a_failed_nominated_node_outside_the_nodes_named(version: str, node1: tuple, start: int) -> None:
+    s = scheduler(version, [_pre_filter("FakePreFilter", {"node2", "node3"}), RejectsNode1, ScoresZero],
+                  ["node1", "node2", "node3", "node4"])
+    result = s.schedule(decode(make_pod("test-prefilter", nominated_node_name="node1")))
+    statuses = _statuses(s, result)
+    assert (result.node in ("node2", "node3"), statuses["node1"], s.next_start_node_index) == (True, node1, start)

@@ -10,16 +10,21 @@ the two releases of kubernetes#116465's case are both pinned). Then a DaemonSet-
 (one ``metadata.name In`` term) that does not fit its node, scheduled by a profile of
 NodeAffinity, NodeResourcesFit and DefaultPreemption at each release: its FitError message,
 which kubernetes#119779's release note shows for 1.30 ("2 node is filtered out by the
-prefilter result ... 2 Preemption is not helpful for scheduling").
+prefilter result ... 2 Preemption is not helpful for scheduling"); and what ``explain`` and
+``score`` say of the nodes left out (never fitting; ``"filter": null`` where Filter never ran).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+import yaml
 
 from ruleset import PreFilterResult
+from ruleset.analysis.explain import explain_pod, fitting_nodes
+from ruleset.cli import main
 from ruleset.config import PluginConfig, Profile
 from ruleset.framework.cycle_state import CycleState
 from ruleset.framework.plugin import Handle
@@ -127,3 +132,59 @@ def test_a_daemon_set_pod_without_room_on_its_node(version: str, message: str) -
     scheduler = Scheduler(Framework(profile, load_registry(), Handle(state.snapshot)), seed=0)
     result = scheduler.schedule(decode(DAEMON, state))
     assert (result.node, result.message) == (None, message)
+
+
+def _daemon_cluster(room: bool) -> tuple[Any, Framework, Any]:
+    """n1..n3 with 1 CPU; without ``room``, n2 (the DaemonSet pod's node) holds a 900m pod."""
+    nodes = [make_node(n, cpu="1") for n in ("n1", "n2", "n3")]
+    busy = [] if room else [make_pod("busy", node_name="n2", requests={"cpu": "900m"}, priority=100)]
+    return build_cluster([*nodes, *busy]), nodes, busy
+
+
+def _framework(state: Any, version: str) -> Framework:
+    plugins = ["PrioritySort", "NodeAffinity", "NodeResourcesFit", "DefaultBinder"]
+    profile = Profile(name="p", plugins=[PluginConfig(name=p) for p in plugins], kubernetes_version=version)
+    return Framework(profile, load_registry(), Handle(state.snapshot))
+
+
+@pytest.mark.parametrize("version", ["1.23", "1.29", "1.30", "1.31", "1.35"])
+def test_explain_counts_only_the_nodes_filtered(version: str) -> None:
+    # The nodes NodeAffinity's PreFilterResult leaves out are not fitting nodes, whatever their status.
+    state, _, _ = _daemon_cluster(room=False)
+    framework = _framework(state, version)
+    pod = decode(DAEMON, state)
+    assert fitting_nodes(framework, pod) == []
+    [suggestion] = explain_pod(framework, state, pod).suggestions
+    assert (suggestion.text, suggestion.examples) == ("1 node would fit with 400m less cpu requested", ["n2"])
+    state, _, _ = _daemon_cluster(room=True)
+    framework = _framework(state, version)
+    scoring = explain_pod(framework, state, decode(DAEMON, state)).decision.scoring
+    # Filters ran on n2 alone from 1.24 (on every node before).
+    assert (scoring.evaluated, scoring.feasible, scoring.node) == (3 if version == "1.23" else 1, 1, "n2")
+
+
+@pytest.mark.parametrize(("version", "others", "counts"), [
+    pytest.param("1.29", None, "3 nodes: 0 feasible, 1 rejected, 2 not filtered", id="1.29: not filtered"),
+    pytest.param("1.31", None, "3 nodes: 0 feasible, 1 rejected, 2 not filtered", id="1.31"),
+    pytest.param("1.30", {"code": "UnschedulableAndUnresolvable", "plugin": None,
+                          "reasons": ["node is filtered out by the prefilter result"]},
+                 "3 nodes: 0 feasible, 3 rejected", id="1.30: a status of their own"),
+    pytest.param("1.35", {"code": "UnschedulableAndUnresolvable", "plugin": None,
+                          "reasons": ["node(s) didn't satisfy plugin(s) [NodeAffinity]"]},
+                 "3 nodes: 0 feasible, 3 rejected", id="1.35"),
+])
+def test_score_shows_the_nodes_left_out(tmp_path: Any, capsys: Any, version: str, others: Any, counts: str) -> None:
+    _, nodes, busy = _daemon_cluster(room=False)
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump_all([*nodes, *busy]), encoding="utf-8")
+    (tmp_path / "pod.yaml").write_text(yaml.safe_dump(DAEMON), encoding="utf-8")
+    (tmp_path / "p.toml").write_text(f'name = "p"\nkubernetesVersion = "{version}"\n[plugins.PrioritySort]\n'
+                                     "[plugins.NodeAffinity]\n[plugins.NodeResourcesFit]\n[plugins.DefaultBinder]\n",
+                                     encoding="utf-8")
+    argv = ["score", "--profile", str(tmp_path / "p.toml"), "--cluster", str(tmp_path / "c.yaml"),
+            "--pod", str(tmp_path / "pod.yaml")]
+    assert main([*argv, "--output", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [n["filter"] for n in data["nodes"]] == [
+        others, {"code": "Unschedulable", "plugin": "NodeResourcesFit", "reasons": ["Insufficient cpu"]}, others]
+    assert main(argv) == 0
+    assert counts in capsys.readouterr().out

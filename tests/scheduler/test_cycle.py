@@ -3,8 +3,12 @@
 import numpy as np
 import pytest
 
+from ruleset.config import PluginConfig, Profile
+from ruleset.framework.plugin import Handle
 from ruleset.framework.results import NodeStatuses, fit_error_message
+from ruleset.framework.runtime import Framework
 from ruleset.framework.status import Code, Status
+from ruleset.pluginmanager import load_registry
 from ruleset.scheduler import Scheduler, num_feasible_nodes_to_find
 from tests.factories import Harness, build_cluster, decode, make_framework, make_node, make_pod
 
@@ -56,6 +60,22 @@ def test_without_filter_plugins_the_first_nodes_to_find_are_feasible():
     second = scheduler.schedule(pod)
     assert (len(second.feasible), int(second.feasible[0]), int(second.feasible[49])) == (100, 100, 149)
     assert int(second.feasible[50]) == 0 and scheduler.next_start_node_index == 50
+
+
+@pytest.mark.parametrize(("version", "feasible", "start"), [
+    # Before 1.30 every node is looked for, and the tie drawn among them; from 1.30 a profile
+    # without Score plugins stops at the first node that passes (schedule_one.go, hasScoring).
+    ("1.29", 5, 0),
+    ("1.30", 1, 1),
+])
+def test_without_score_plugins_from_1_30_one_feasible_node_is_looked_for(version, feasible, start):
+    state = build_cluster(_nodes(5))
+    profile = Profile(name="p", plugins=[PluginConfig(name="NodeUnschedulable")], kubernetes_version=version)
+    scheduler = Scheduler(Framework(profile, load_registry(), Handle(state.snapshot)))
+    result = scheduler.schedule(decode(make_pod()))
+    assert (len(result.feasible), scheduler.next_start_node_index) == (feasible, start)
+    if feasible == 1:
+        assert result.node == "n000"
 
 
 def test_single_feasible_node_is_chosen_without_scoring():
