@@ -10,10 +10,9 @@ v1.30.0 expectations of kubernetes#119779; ``RunPreFilterPlugins``
 ``pkg/scheduler/framework/runtime/framework_test.go`` TestRunPreFilterPlugins, the three cases
 kubernetes#119779 added (v1.30.0), each also at 1.29.
 Upstream compares ``Diagnosis`` structs; here the same outcome is read as the FitError message,
-each node's status and the count of evaluated nodes. Left out: "test no score plugin,
-prefilter plugin returning 2 nodes" (it pins the single feasible node looked for without Score
-plugins, another feature), and "prefilter plugin returning skip" (tests/framework/
-test_prefilter_skip.py has Skip). 1.26 and 1.27, whose PreFilter rejections leave the node
+each node's status and the count of nodes filters ran on (upstream's EvaluatedNodes also counts
+the statuses of nodes left out, at 1.30). Left out: "prefilter plugin returning skip"
+(tests/framework/test_prefilter_skip.py has Skip). 1.26 and 1.27, whose PreFilter rejections leave the node
 statuses empty upstream, are not among the releases of the rejection cases (ruleset fills
 them, as 1.25 and 1.28 do). Upstream walks the names in a Go set's order; ruleset in node-tree
 order (the nodes here are named in that order, so the outcome is the same).
@@ -313,3 +312,11 @@ def test_a_failed_nominated_node_outside_the_nodes_named(version: str, node1: tu
     result = s.schedule(decode(make_pod("test-prefilter", nominated_node_name="node1")))
     statuses = _statuses(s, result)
     assert (result.node in ("node2", "node3"), statuses["node1"], s.next_start_node_index) == (True, node1, start)
+
+
+@pytest.mark.parametrize("version", ["1.30", "1.35"])
+def test_no_score_plugin_prefilter_plugin_returning_2_nodes_only_1_node_is_evaluated(version: str) -> None:
+    # Upstream's case (v1.30.0 on): no Score plugin, so one feasible node is looked for among the two.
+    s = scheduler(version, [_pre_filter("FakePreFilter", {"node1", "node2"})], THREE)
+    result = s.schedule(POD)
+    assert (result.node, int(np.count_nonzero(result.statuses.evaluated))) == ("node1", 1)
