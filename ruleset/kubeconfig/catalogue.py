@@ -73,8 +73,17 @@ _V1_22 = KubeVersion(1, 22)
 #: Points an in-tree plugin gained in a release the two tables above do not mark: the v1.20
 #: table serves 1.20 and 1.21, the v1.28 one every later release.
 POINTS_SINCE: dict[str, dict[str, str]] = {
-    # nodeaffinity: PreFilter from 1.21 (kubernetes#99213).
-    "NodeAffinity": {"preFilter": "1.21"},
+    # nodeaffinity: PreFilter and PreScore from 1.21 (kubernetes#99213; both methods in v1.21's
+    # node_affinity.go).
+    "NodeAffinity": {"preFilter": "1.21", "preScore": "1.21"},
+    # noderesources: PreScore (Fit's and BalancedAllocation's) from 1.27, the methods first in
+    # v1.27's fit.go and balanced_allocation.go.
+    "NodeResourcesFit": {"preScore": "1.27"},
+    "NodeResourcesBalancedAllocation": {"preScore": "1.27"},
+    # volumebinding: PreScore (its Skip) from 1.30, first in v1.30's volume_binding.go.
+    "VolumeBinding": {"preScore": "1.30"},
+    # volumezone: PreFilter (a Skip for pods without claims) from 1.27, first in v1.27's volume_zone.go.
+    "VolumeZone": {"preFilter": "1.27"},
     # nodevolumelimits: PreFilter (a Skip for pods without volumes) from 1.28 (kubernetes#115398).
     **{name: {"preFilter": "1.28"}
        for name in ("NodeVolumeLimits", "EBSLimits", "GCEPDLimits", "AzureDiskLimits", "CinderLimits")},
