@@ -62,6 +62,7 @@ from ruleset.framework.results import (
 from ruleset.framework.status import SUCCESS, Code, Status
 from ruleset.framework.status import as_status as _as_status
 from ruleset.framework.validation import Finding, PluginCheck, check_plugins
+from ruleset.gofmt import go_quote
 from ruleset.kversion import switch
 from ruleset.snapshot import NodeSet
 
@@ -357,7 +358,8 @@ class Framework:
                     raise _Broken(f"returned {_shown(returned)}, not a {returns.__name__}")
                 outcome = decide(step, returned, kwargs)
             except _FAULTS as exc:
-                return _failed(step, failure.format(plugin=step.plugin, error=_describe(exc)), fault=True)
+                message = failure.format(plugin=go_quote(step.plugin), error=_describe(exc))
+                return _failed(step, message, fault=True)
             if outcome is not None:
                 return outcome
         return done
@@ -396,14 +398,14 @@ class Framework:
                 return bool(less)
             raise _Broken(f"returned {_shown(less)}, not a bool")
         except _FAULTS as exc:
-            message = one_line(f"running QueueSort plugin {step.plugin!r} (package {step.package}): "
+            message = one_line(f"running QueueSort plugin {go_quote(step.plugin)} (package {step.package}): "
                                f"{_describe(exc)}")
             raise RulesetError(Problem(message, code="plugin-error")) from None
 
     def run_pre_enqueue(self, pod: Pod) -> Status:
         """``RunPreEnqueuePlugins``: the plugins in order until one does not succeed (a pod one
         of them refuses never enters the active queue: SchedulingGates' gated pods)."""
-        return self._each("ruleset_pre_enqueue", "running PreEnqueue plugin {plugin!r}: {error}",
+        return self._each("ruleset_pre_enqueue", "running PreEnqueue plugin {plugin}: {error}",
                           _pre_enqueue_outcome, {"pod": pod})
 
     def run_pre_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot) -> Status:
@@ -418,7 +420,7 @@ class Framework:
                   else None)
         unschedulable: list[Status] = []
         status: Status = self._each(
-            "ruleset_pre_filter", "running PreFilter plugin {plugin!r}: {error}", _pre_filter_outcome,
+            "ruleset_pre_filter", "running PreFilter plugin {plugin}: {error}", _pre_filter_outcome,
             {"state": state, "pod": pod, "snapshot": snapshot,
              "skipped": skipped if self._pre_filter_skip else None, "merged": merged,
              "unschedulable": unschedulable if self._unschedulable_goes_on else None},
@@ -455,10 +457,10 @@ class Framework:
                     continue
                 status = _checked_status(returned)
             except _FAULTS as exc:
-                return _failed(step, f"running {hook} of plugin {step.plugin!r}: {_describe(exc)}",
+                return _failed(step, f"running {hook} of plugin {go_quote(step.plugin)}: {_describe(exc)}",
                                fault=True)
             if not status.is_success:
-                return _failed(step, f"running {hook} of plugin {step.plugin!r}: {status.message()}")
+                return _failed(step, f"running {hook} of plugin {go_quote(step.plugin)}: {status.message()}")
         return SUCCESS
 
     def run_filter(self, state: CycleState, pod: Pod, nodes: NodeSet,
@@ -729,7 +731,7 @@ class Framework:
                         raise _Broken(f"returned {_shown(answer)}, not a bool")
                     answer = bool(answer)
             except _FAULTS as exc:
-                message = f"running QueueingHint of plugin {step.plugin!r}: {_describe(exc)}"
+                message = f"running QueueingHint of plugin {go_quote(step.plugin)}: {_describe(exc)}"
                 return True, _failed(step, message, fault=True)
             if answer:
                 return True, SUCCESS
@@ -740,7 +742,7 @@ class Framework:
         snapshot = self.handle.snapshot
         kwargs: dict[str, Any] = {"state": state, "pod": pod, "statuses": statuses, "last": None,
                                   "cluster": snapshot, "details": self.post_filter_details}
-        outcome = self._each("ruleset_post_filter", "running PostFilter plugin {plugin!r}: {error}",
+        outcome = self._each("ruleset_post_filter", "running PostFilter plugin {plugin}: {error}",
                              _post_filter_outcome, kwargs, done=None, returns=PostFilterResult)
         if isinstance(outcome, Status):  # the plugin raised, or returned something else
             return PostFilterResult(status=outcome)
@@ -754,7 +756,7 @@ class Framework:
         skipped: list[str] = []
         kwargs = {"state": state, "pod": pod, "nodes": nodes,
                   "skipped": skipped if self._pre_score_skip else None}
-        status: Status = self._each("ruleset_pre_score", "running PreScore plugin {plugin!r}: {error}",
+        status: Status = self._each("ruleset_pre_score", "running PreScore plugin {plugin}: {error}",
                                     _pre_score_outcome, kwargs)
         state.write(SKIP_SCORE_PLUGINS, frozenset(skipped))
         return status
@@ -788,13 +790,13 @@ class Framework:
                 out_of_range = n > 0 and not step.trusted and (_min_of(normalized) < MIN_NODE_SCORE
                                                                or _max_of(normalized) > MAX_NODE_SCORE)
             except _FAULTS as exc:
-                return None, _failed(step, f"plugin {step.plugin!r} failed with: {_describe(exc)}",
+                return None, _failed(step, f"plugin {go_quote(step.plugin)} failed with: {_describe(exc)}",
                                      fault=True)
             if out_of_range:
                 outside = (normalized < MIN_NODE_SCORE) | (normalized > MAX_NODE_SCORE)
                 bad = int(normalized[np.flatnonzero(outside)[0]])
-                message = (f"plugin {step.plugin!r} returns an invalid score {bad}, it should in the range "
-                           f"of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
+                message = (f"plugin {go_quote(step.plugin)} returns an invalid score {bad}, it should in the "
+                           f"range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing")
                 return None, _failed(step, message, fault=True)
             table.plugins.append(step.plugin)
             table.weights.append(step.weight)
@@ -804,7 +806,7 @@ class Framework:
         return table, SUCCESS
 
     def _run_node_hooks(self, hook: str, title: str, state: CycleState, pod: Pod, node: str) -> Status:
-        return self._each(hook, f"running {title} plugin {{plugin!r}}: {{error}}", _node_hook_outcome,
+        return self._each(hook, f"running {title} plugin {{plugin}}: {{error}}", _node_hook_outcome,
                           {"state": state, "pod": pod, "node": node})
 
     def run_reserve(self, state: CycleState, pod: Pod, node: str) -> Status:
@@ -821,7 +823,7 @@ class Framework:
         and none rejected, the pod joins the handle's waiting pods and the outcome is Wait."""
         waits: dict[str, str] = {}
         kwargs = {"state": state, "pod": pod, "node": node, "waits": waits}
-        status: Status = self._each("ruleset_permit", "running Permit plugin {plugin!r}: {error}",
+        status: Status = self._each("ruleset_permit", "running Permit plugin {plugin}: {error}",
                                     _permit_outcome, kwargs)
         if not status.is_success or not waits:
             return status
@@ -831,7 +833,7 @@ class Framework:
         return self._run_node_hooks("ruleset_pre_bind", "PreBind", state, pod, node)
 
     def run_bind(self, state: CycleState, pod: Pod, node: str) -> Status:
-        return self._each("ruleset_bind", "running Bind plugin {plugin!r}: {error}", _bind_outcome,
+        return self._each("ruleset_bind", "running Bind plugin {plugin}: {error}", _bind_outcome,
                           {"state": state, "pod": pod, "node": node}, done=Status(Code.SKIP))
 
     def run_post_bind(self, state: CycleState, pod: Pod, node: str) -> None:
@@ -887,7 +889,7 @@ def _refusal_outcome(title: str) -> Callable[[Step, Status | None, dict[str, Any
             return None
         if status.is_unschedulable:
             return _named(step, status)
-        return _failed(step, f"running {title} plugin {step.plugin!r}: {status.message()}")
+        return _failed(step, f"running {title} plugin {go_quote(step.plugin)}: {status.message()}")
     return decide
 
 
@@ -949,7 +951,7 @@ def _pre_score_outcome(step: Step, returned: Status | None, kwargs: dict[str, An
     if skipped is not None and status.code == Code.SKIP:
         skipped.append(step.plugin)
         return None
-    return _failed(step, f"running PreScore plugin {step.plugin!r}: {status.message()}")
+    return _failed(step, f"running PreScore plugin {go_quote(step.plugin)}: {status.message()}")
 
 
 def _node_hook_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
@@ -964,13 +966,13 @@ def _permit_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any])
         return None
     pod = kwargs["pod"]
     if status.is_unschedulable:
-        return Status(status.code, (f"rejected pod {pod.name!r} by permit plugin {step.plugin!r}: "
-                                    f"{status.message()}",), step.plugin)
+        return Status(status.code, (f"rejected pod {go_quote(pod.name)} by permit plugin "
+                                    f"{go_quote(step.plugin)}: {status.message()}",), step.plugin)
     if status.code == Code.WAIT:
         # Upstream keeps each waiting plugin's timeout; here its message, for when nothing allows the pod.
         kwargs["waits"][step.plugin] = status.message()
         return None
-    return _failed(step, f"running Permit plugin {step.plugin!r}: {status.message()}")
+    return _failed(step, f"running Permit plugin {go_quote(step.plugin)}: {status.message()}")
 
 
 def _bind_outcome(step: Step, returned: Status | None, kwargs: dict[str, Any]) -> Status | None:
@@ -1007,7 +1009,7 @@ def _post_filter_outcome(step: Step, result: PostFilterResult | None,
         result.report = report
         return result
     if status.code not in (Code.ERROR, Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
-        return _failed(step, f"running PostFilter plugin {step.plugin!r}: {status.message()}")
+        return _failed(step, f"running PostFilter plugin {go_quote(step.plugin)}: {status.message()}")
     if status.plugin is None or status.plugin == step.plugin:
         status = _named(step, status)
     result = dataclasses.replace(result, status=status)
@@ -1066,7 +1068,8 @@ def _json_object(value: Any, what: str) -> dict[str, Any]:
 
 def _filter_error(step: Step, pod: Pod, detail: str, fault: bool = False) -> Status:
     """The Error a Filter plugin's failure aborts the cycle with (upstream's wording)."""
-    return _failed(step, f"running {step.plugin!r} filter plugin for pod {pod.name!r}: {detail}", fault)
+    message = f"running {go_quote(step.plugin)} filter plugin for pod {go_quote(pod.name)}: {detail}"
+    return _failed(step, message, fault)
 
 
 def _filter_failures(result: Any, snapshot: Snapshot, nodes: np.ndarray,

@@ -74,7 +74,7 @@ def error(message: str) -> dict[str, str]:
     return {"code": "Error", "plugin": "Broken", "package": PACKAGE, "message": message}
 
 
-FILTER_BOOM = "running 'Broken' filter plugin for pod 'bad': RuntimeError: boom"
+FILTER_BOOM = 'running "Broken" filter plugin for pod "bad": RuntimeError: boom'
 
 
 def multi_line(kwargs: dict[str, Any]) -> Any:
@@ -84,7 +84,7 @@ def multi_line(kwargs: dict[str, Any]) -> Any:
 def test_schedule_text_one_line_per_problem_and_the_next_pod_schedules(cli):
     # --wide: no width limit, so that a row is one line unless its text has a line break.
     code, out, err = cli("schedule", {"filter": multi_line}, False, "--wide")
-    message = "running 'Broken' filter plugin for pod 'bad': RuntimeError: first line | second line"
+    message = 'running "Broken" filter plugin for pod "bad": RuntimeError: first line | second line'
     assert (code, err) == (0, "")
     lines = out.splitlines()
     assert lines[:2] == [
@@ -150,7 +150,7 @@ def test_score_json_a_score_error_keeps_the_filter_outcomes(cli):
     code, out, _ = cli("score", {"score": lambda kw: [1.5, 2]}, False, "-o", "json")
     data = json.loads(out)
     assert code == 0
-    message = "plugin 'Broken' failed with: Score returned 1.5 for node 'n1', not an integer score"
+    message = "plugin \"Broken\" failed with: Score returned 1.5 for node 'n1', not an integer score"
     assert data["error"] == error(message)
     assert [(n["filter"]["code"], n["scored"]) for n in data["nodes"]] == [("Success", False), ("Success", False)]
 
@@ -204,5 +204,5 @@ def test_a_failing_queue_sort_stops_the_run_with_one_line_and_exit_2(tmp_path, m
     monkeypatch.chdir(tmp_path)
     code = main(["schedule", "-p", "p.toml", "-c", "c.yaml"])
     out, err = capsys.readouterr()
-    assert (code, out, err) == (2, "", f"error: <input>: running QueueSort plugin 'BadSort' (package {PACKAGE}): "
+    assert (code, out, err) == (2, "", f'error: <input>: running QueueSort plugin "BadSort" (package {PACKAGE}): '
                                        f"ValueError: cannot compare | these pods\n")

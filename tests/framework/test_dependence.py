@@ -256,7 +256,7 @@ def test_a_malformed_passes_with_columns_is_the_plugins_fault() -> None:
                                                with_reasons=False)
     assert passing.tolist() == [False, False]
     assert (failed[0].fault, failed[0].plugin, failed[0].reasons) == (
-        True, "BrokenPasses", ("running 'BrokenPasses' filter plugin for pod 'p': passes_with_columns returned "
+        True, "BrokenPasses", ('running "BrokenPasses" filter plugin for pod "p": passes_with_columns returned '
                                "[True, True], not one bool per node (2)",))
     # With reasons asked for, filter_with_columns answers (every node passes).
     assert framework.filter_what_if(state, p, steps, snapshot, nodes, NodeColumns(snapshot, nodes))[0].tolist() \

@@ -89,7 +89,7 @@ class OutOfRange(Plain):
 def test_the_first_score_out_of_range_is_named(indices: list[int], bad: int) -> None:
     table, status = _run([OutOfRange], indices)
     assert table is None
-    assert status.message() == (f"plugin 'OutOfRange' returns an invalid score {bad}, it should in the range "
+    assert status.message() == (f'plugin "OutOfRange" returns an invalid score {bad}, it should in the range '
                                 "of [0, 100] after normalizing")
 
 

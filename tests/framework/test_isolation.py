@@ -208,63 +208,63 @@ class Case:
     extra: dict[str, Behaviour] = field(default_factory=dict)
 
 
-FILTER = "running 'Broken' filter plugin for pod 'bad': "
-SCORE = "plugin 'Broken' failed with: "
+FILTER = 'running "Broken" filter plugin for pod "bad": '
+SCORE = 'plugin "Broken" failed with: '
 
 CASES = [
     # A hook at each point that raises.
-    Case("pre-filter-raises", {"pre_filter": boom}, "running PreFilter plugin 'Broken': RuntimeError: boom", "cycle"),
+    Case("pre-filter-raises", {"pre_filter": boom}, 'running PreFilter plugin "Broken": RuntimeError: boom', "cycle"),
     Case("filter-raises", {"filter": boom}, FILTER + "RuntimeError: boom", "cycle"),
-    Case("pre-score-raises", {"pre_score": boom}, "running PreScore plugin 'Broken': RuntimeError: boom", "cycle"),
+    Case("pre-score-raises", {"pre_score": boom}, 'running PreScore plugin "Broken": RuntimeError: boom', "cycle"),
     Case("score-raises", {"score": boom}, SCORE + "RuntimeError: boom", "cycle"),
     Case("normalize-score-raises", {"normalize": boom}, SCORE + "RuntimeError: boom", "cycle"),
-    Case("reserve-raises", {"reserve": boom}, "running Reserve plugin 'Broken': RuntimeError: boom", "commit"),
-    Case("permit-raises", {"permit": boom}, "running Permit plugin 'Broken': RuntimeError: boom", "commit"),
-    Case("pre-bind-raises", {"pre_bind": boom}, "running PreBind plugin 'Broken': RuntimeError: boom", "commit"),
-    Case("bind-raises", {"bind": boom}, "running Bind plugin 'Broken': RuntimeError: boom", "commit"),
-    Case("post-filter-raises", {"post_filter": boom}, "running PostFilter plugin 'Broken': RuntimeError: boom",
+    Case("reserve-raises", {"reserve": boom}, 'running Reserve plugin "Broken": RuntimeError: boom', "commit"),
+    Case("permit-raises", {"permit": boom}, 'running Permit plugin "Broken": RuntimeError: boom', "commit"),
+    Case("pre-bind-raises", {"pre_bind": boom}, 'running PreBind plugin "Broken": RuntimeError: boom', "commit"),
+    Case("bind-raises", {"bind": boom}, 'running Bind plugin "Broken": RuntimeError: boom', "commit"),
+    Case("post-filter-raises", {"post_filter": boom}, 'running PostFilter plugin "Broken": RuntimeError: boom',
          "post_filter", preempts=True),
     Case("add-pod-raises", {"add_pod": boom},
-         "running ruleset_pre_filter_add_pod of plugin 'Broken': RuntimeError: boom", "post_filter", preempts=True),
+         'running ruleset_pre_filter_add_pod of plugin "Broken": RuntimeError: boom', "post_filter", preempts=True),
     Case("remove-pod-raises", {"remove_pod": boom},
-         "running ruleset_pre_filter_remove_pod of plugin 'Broken': RuntimeError: boom", "post_filter",
+         'running ruleset_pre_filter_remove_pod of plugin "Broken": RuntimeError: boom', "post_filter",
          preempts=True),
     # Returning the wrong type.
     Case("pre-filter-returns-true", {"pre_filter": returns(True)},
-         "running PreFilter plugin 'Broken': returned True, not a Status or a PreFilterResult", "cycle"),
+         'running PreFilter plugin "Broken": returned True, not a Status or a PreFilterResult', "cycle"),
     Case("pre-score-returns-true", {"pre_score": returns(True)},
-         "running PreScore plugin 'Broken': returned True, not a Status", "cycle"),
+         'running PreScore plugin "Broken": returned True, not a Status', "cycle"),
     Case("post-filter-returns-a-status", {"post_filter": returns(Status.unschedulable("x"))},
-         "running PostFilter plugin 'Broken': returned Status(code=<Code.UNSCHEDULABLE: 2>, reasons=('x',), "
+         "running PostFilter plugin \"Broken\": returned Status(code=<Code.UNSCHEDULABLE: 2>, reasons=('x',), "
          "plugin=None), not a PostFilterResult", "post_filter", preempts=True),
     Case("post-filter-nominates-no-node", {"post_filter": returns(PostFilterResult(nominated_node="n9"))},
-         "running PostFilter plugin 'Broken': nominated 'n9', not a node of the cluster", "post_filter",
+         "running PostFilter plugin \"Broken\": nominated 'n9', not a node of the cluster", "post_filter",
          preempts=True),
     Case("post-filter-evicts-a-stranger",
          {"post_filter": returns(PostFilterResult(nominated_node="n1", details=Victims(["low2"])))},
-         "running PostFilter plugin 'Broken': would evict 'low2', not a pod on node 'n1'", "post_filter",
+         "running PostFilter plugin \"Broken\": would evict 'low2', not a pod on node 'n1'", "post_filter",
          preempts=True),
     # A report the loop or a report cannot read: checked in the boundary, the plugin's error.
     Case("post-filter-candidate-without-to-json", {"post_filter": post(Report(candidates=[Opaque()]))},
-         "running PostFilter plugin 'Broken': reported the candidate <opaque>, which has no to_json()",
+         'running PostFilter plugin "Broken": reported the candidate <opaque>, which has no to_json()',
          "post_filter", preempts=True),
     Case("post-filter-candidate-json-not-a-mapping", {"post_filter": post(Report(candidates=[Jsoned([1])]))},
-         "running PostFilter plugin 'Broken': a candidate's to_json() returned [1], not a mapping",
+         "running PostFilter plugin \"Broken\": a candidate's to_json() returned [1], not a mapping",
          "post_filter", preempts=True),
     Case("post-filter-why-not-a-string", {"post_filter": post(Report(why=None))},
-         "running PostFilter plugin 'Broken': reported why None, not a string", "post_filter", preempts=True),
+         'running PostFilter plugin "Broken": reported why None, not a string', "post_filter", preempts=True),
     Case("post-filter-clear-nomination-not-a-bool", {"post_filter": post(Report(clear_nomination="yes"), None)},
-         "running PostFilter plugin 'Broken': reported clear_nomination 'yes', not a bool", "post_filter",
+         "running PostFilter plugin \"Broken\": reported clear_nomination 'yes', not a bool", "post_filter",
          preempts=True),
     Case("post-filter-details-json-not-json", {"post_filter": post(Jsoned({"x": {1}}), None)},
-         "running PostFilter plugin 'Broken': the details' to_json() returned {'x': {1}}, not JSON "
+         "running PostFilter plugin \"Broken\": the details' to_json() returned {'x': {1}}, not JSON "
          "(Object of type set is not JSON serializable)", "post_filter", preempts=True),
     Case("reserve-returns-a-string", {"reserve": returns("reserved")},
-         "running Reserve plugin 'Broken': returned 'reserved', not a Status", "commit"),
+         "running Reserve plugin \"Broken\": returned 'reserved', not a Status", "commit"),
     Case("permit-returns-code-7", {"permit": returns(Status(7))},  # type: ignore[arg-type]
-         "running Permit plugin 'Broken': returned a Status with code 7, not a status Code", "commit"),
+         'running Permit plugin "Broken": returned a Status with code 7, not a status Code', "commit"),
     Case("bind-returns-reasons-as-a-string", {"bind": returns(Status(Code.ERROR, "oops"))},  # type: ignore[arg-type]
-         "running Bind plugin 'Broken': returned a Status whose reasons are 'oops', not a tuple of strings",
+         "running Bind plugin \"Broken\": returned a Status whose reasons are 'oops', not a tuple of strings",
          "commit"),
     Case("score-wrong-length", {"score": returns([1, 2, 3])}, SCORE + "Score returned 3 scores for 2 nodes", "cycle"),
     Case("score-2d", {"score": returns(np.zeros((2, 1)))},
@@ -277,7 +277,7 @@ CASES = [
          SCORE + "Score returned scores of dtype <U1, not integers", "cycle"),
     Case("score-none", {"score": returns(None)}, SCORE + "Score returned None, not one score per node", "cycle"),
     Case("normalize-score-out-of-range", {"normalize": returns(np.array([0, 101]))},
-         "plugin 'Broken' returns an invalid score 101, it should in the range of [0, 100] after normalizing",
+         'plugin "Broken" returns an invalid score 101, it should in the range of [0, 100] after normalizing',
          "cycle"),
     Case("normalize-score-wrong-length", {"normalize": returns([0])},
          SCORE + "NormalizeScore returned 1 scores for 2 nodes", "cycle"),
@@ -305,11 +305,11 @@ CASES = [
          "post_filter", preempts=True),
     # Messages on one line, whatever the exception.
     Case("multi-line-message", {"pre_filter": lambda kw: (_ for _ in ()).throw(ValueError("one\n\n  two\r\nthree"))},
-         "running PreFilter plugin 'Broken': ValueError: one | two | three", "cycle"),
+         'running PreFilter plugin "Broken": ValueError: one | two | three', "cycle"),
     Case("unprintable-exception", {"pre_score": lambda kw: (_ for _ in ()).throw(Unprintable())},
-         "running PreScore plugin 'Broken': Unprintable: <unprintable message>", "cycle"),
+         'running PreScore plugin "Broken": Unprintable: <unprintable message>', "cycle"),
     Case("plugin-calls-sys-exit", {"reserve": lambda kw: (_ for _ in ()).throw(SystemExit(3))},
-         "running Reserve plugin 'Broken': SystemExit: 3", "commit"),
+         'running Reserve plugin "Broken": SystemExit: 3', "commit"),
 ]
 
 
@@ -380,7 +380,7 @@ def test_a_failing_queueing_hint_retries_the_pod_and_names_the_plugin():
     bad, good = (next(p for p in state.pending if p.name == name) for name in ("bad", "good"))
     retry, status = framework.run_queueing_hints(bad, good)
     assert (retry, status.code, status.plugin, status.package, status.message()) == (
-        True, Code.ERROR, "Broken", "test", "running QueueingHint of plugin 'Broken': RuntimeError: boom")
+        True, Code.ERROR, "Broken", "test", 'running QueueingHint of plugin "Broken": RuntimeError: boom')
     run = schedule_all(framework, state)
     assert [(e.kind, e.pod) for e in run.events] == [
         ("unschedulable", "default/bad"), ("scheduled", "default/good"), ("unschedulable", "default/bad")]
@@ -389,7 +389,7 @@ def test_a_failing_queueing_hint_retries_the_pod_and_names_the_plugin():
 @pytest.mark.parametrize(("answer", "expected"), [
     pytest.param(None, (False, Code.SUCCESS, ""), id="none-is-no"),
     pytest.param(np.bool_(True), (True, Code.SUCCESS, ""), id="numpy-bool"),
-    pytest.param("yes", (True, Code.ERROR, "running QueueingHint of plugin 'Broken': returned 'yes', not a bool"),
+    pytest.param("yes", (True, Code.ERROR, "running QueueingHint of plugin \"Broken\": returned 'yes', not a bool"),
                  id="a-string-is-an-error"),
 ])
 def test_queueing_hint_answers(answer, expected):
@@ -484,7 +484,7 @@ def test_a_failing_queue_sort_stops_the_run_with_one_located_problem():
     with pytest.raises(RulesetError) as info:
         schedule_all(framework, state)
     assert [str(p) for p in info.value.problems] == [
-        "<input>: running QueueSort plugin 'BadSort' (package test): returned 'yes', not a bool"]
+        "<input>: running QueueSort plugin \"BadSort\" (package test): returned 'yes', not a bool"]
 
 
 def test_a_fault_in_add_pod_for_a_nominated_pod_aborts_the_cycle_and_the_run_goes_on():
@@ -501,7 +501,7 @@ def test_a_fault_in_add_pod_for_a_nominated_pod_aborts_the_cycle_and_the_run_goe
     framework = framework_for(PROFILE, registry_with(broken(add_pod=boom)), snapshot=state.snapshot)
     nominate_pending(framework.handle.nominator, state)
     status = Scheduler(framework).schedule(next(p for p in state.pending if p.name == "bad")).status
-    message = "running ruleset_pre_filter_add_pod of plugin 'Broken': RuntimeError: boom"
+    message = 'running ruleset_pre_filter_add_pod of plugin "Broken": RuntimeError: boom'
     assert (status.code, status.plugin, status.package, status.fault, status.message()) == (
         Code.ERROR, "Broken", "test", True, message)
     run = schedule_all(framework, state)

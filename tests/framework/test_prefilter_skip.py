@@ -95,7 +95,7 @@ def test_skip_leaves_the_filter_out(version: str | None, labels: dict, fits: lis
 def test_skip_before_1_27_is_an_error(version: str | None) -> None:
     result = scheduler(version).schedule(decode(make_pod("p", labels={"skip": "y"})))
     assert (result.status.code, result.status.plugin, result.message) == (
-        Code.ERROR, "SkipsLabelled", "running PreFilter plugin 'SkipsLabelled': ")
+        Code.ERROR, "SkipsLabelled", 'running PreFilter plugin "SkipsLabelled": ')
 
 
 def test_a_skipped_plugin_is_left_out_of_the_one_node_filters_and_add_pod() -> None:

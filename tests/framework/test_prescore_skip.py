@@ -105,7 +105,7 @@ def test_skip_before_1_27_is_an_error(version: str | None) -> None:
     """Upstream before kubernetes#115652: any non-success from PreScore aborts the cycle."""
     result = scheduler(version).schedule(decode(incoming(True)), always_score=True)
     assert (result.status.code, result.status.plugin, result.message) == (
-        Code.ERROR, "SkipsLabelled", "running PreScore plugin 'SkipsLabelled': ")
+        Code.ERROR, "SkipsLabelled", 'running PreScore plugin "SkipsLabelled": ')
     assert result.node is None and result.scores is None
 
 

@@ -142,7 +142,7 @@ def test_failing_plugin_is_reported_by_name_and_does_not_raise():
     assert result.node is None
     assert result.status.code == Code.ERROR
     assert result.status.plugin == "Exploding"
-    assert result.status.message() == "plugin 'Exploding' failed with: RuntimeError: boom"
+    assert result.status.message() == 'plugin "Exploding" failed with: RuntimeError: boom'
 
 
 def test_points_restrict_a_plugin_to_named_extension_points():
@@ -202,11 +202,11 @@ class Misbehaving(Plugin):
 
 @pytest.mark.parametrize(("run", "expected"), [
     pytest.param(lambda fw, pod, state: fw.run_pre_filter(state, pod, fw.handle.snapshot),
-                 "running PreFilter plugin 'Misbehaving': returned True, not a Status or a PreFilterResult", id="pre-filter"),
+                 'running PreFilter plugin "Misbehaving": returned True, not a Status or a PreFilterResult', id="pre-filter"),
     pytest.param(lambda fw, pod, state: fw.run_reserve(state, pod, "n1"),
-                 "running Reserve plugin 'Misbehaving': returned 'reserved', not a Status", id="reserve"),
+                 "running Reserve plugin \"Misbehaving\": returned 'reserved', not a Status", id="reserve"),
     pytest.param(lambda fw, pod, state: fw.run_post_filter(state, pod, None).status,
-                 "running PostFilter plugin 'Misbehaving': KeyError: 'lost'", id="post-filter"),
+                 "running PostFilter plugin \"Misbehaving\": KeyError: 'lost'", id="post-filter"),
 ])
 def test_a_hook_returning_what_it_cannot_is_that_plugins_error(run, expected):
     from ruleset.framework.cycle_state import CycleState

@@ -257,7 +257,7 @@ def test_invalid_affinity_fails_pre_score(affinity: dict, message: str) -> None:
                       points={"InterPodAffinity": ["score"]})
     result = harness.run(incoming(None, affinity))
     assert result.status.code == Code.ERROR
-    assert result.status.reasons == (f"running PreScore plugin 'InterPodAffinity': parsing pod: {message}",)
+    assert result.status.reasons == (f'running PreScore plugin "InterPodAffinity": parsing pod: {message}',)
 
 
 def test_no_nodes_to_score() -> None:

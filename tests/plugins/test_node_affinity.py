@@ -394,7 +394,7 @@ def test_unparsable_preferred_term_of_the_pod_is_an_error() -> None:
         {"weight": 1, "preference": term([expr("foo", "Bogus")])}]}})
     result = harness.run(manifest)
     assert result.status.code.label == "Error"
-    assert result.status.message() == ("plugin 'NodeAffinity' failed with: NodeAffinityError: "
+    assert result.status.message() == ('plugin "NodeAffinity" failed with: NodeAffinityError: '
                                        '"Bogus" is not a valid node selector operator')
 
 

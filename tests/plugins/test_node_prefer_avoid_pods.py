@@ -148,7 +148,7 @@ def test_entry_without_controller_reached_first_is_an_error() -> None:
     result = h.run(owned_pod("ReplicaSet", "u1"))
     assert result.status.code == Code.ERROR
     assert result.status.reasons == (
-        "plugin 'NodePreferAvoidPods' failed with: RuntimeError: node 'n1': " + KEY + " has an entry without "
+        "plugin \"NodePreferAvoidPods\" failed with: RuntimeError: node 'n1': " + KEY + " has an entry without "
         "podSignature.podController (kube-scheduler v1.20 panics)",)
 
 

@@ -179,7 +179,7 @@ def test_pre_filter_disabled_fails_the_cycle() -> None:
     h = Harness(["NodeResourcesFit"], [make_node("node")])
     _, status = h.framework.run_filter(CycleState(), decode(make_pod()), h.snapshot.all_nodes(),
                                        NodeStatuses(1))
-    message = f"running 'NodeResourcesFit' filter plugin for pod 'pod': {MISSING_STATE}"
+    message = f'running "NodeResourcesFit" filter plugin for pod "pod": {MISSING_STATE}'
     assert status == Status(Code.ERROR, (message,), "NodeResourcesFit")
 
 

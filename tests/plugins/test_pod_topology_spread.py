@@ -684,7 +684,7 @@ def test_add_pod_without_pre_filter_state_is_an_error() -> None:
                                                   decode(pod("p"), h.state), decode(pod("q"), h.state), 0,
                                                   h.snapshot)
     assert status.code == Code.ERROR
-    assert status.reasons == ("running ruleset_pre_filter_add_pod of plugin 'PodTopologySpread': "
+    assert status.reasons == ('running ruleset_pre_filter_add_pod of plugin "PodTopologySpread": '
                               'reading "PreFilterPodTopologySpread" from cycleState: not found',)
 
 
@@ -693,7 +693,7 @@ def test_invalid_pod_selector_fails_pre_filter_with_upstreams_message() -> None:
     bad = {"matchExpressions": [{"key": "foo", "operator": "In", "values": []}]}
     result = h.run(pod("p", constraints=(spread(1, "node", DNS, bad),)))
     assert result.status.code == Code.ERROR
-    assert result.message == ("running PreFilter plugin 'PodTopologySpread': obtaining pod's hard topology "
+    assert result.message == ("running PreFilter plugin \"PodTopologySpread\": obtaining pod's hard topology "
                               "spread constraints: for 'in', 'notin' operators, values set can't be empty")
 
 

@@ -72,7 +72,7 @@ def test_missing_state_is_an_error_status() -> None:
     table, status = h.framework.run_score(CycleState(), decode(pod(CPU_AND_MEMORY)), h.snapshot.all_nodes())
     assert table is None
     assert status.code == Code.ERROR
-    assert status.reasons == ("plugin 'NodeResourceLimits' failed with: PreScoreStateMissing: Error reading "
+    assert status.reasons == ('plugin "NodeResourceLimits" failed with: PreScoreStateMissing: Error reading '
                               '"PreScoreNodeResourceLimits" from cycleState: not found',)
 
 

@@ -193,7 +193,7 @@ def test_a_waiting_pod_holds_its_resources_and_is_reachable_through_the_handle()
     (["Hold"], 'pod "p" rejected while waiting on permit: ' + timeout_message("Hold")),
     (["Hold", "Hold2"], 'pod "p" rejected while waiting on permit: rejected due to timeout after waiting '
                         'at plugin Hold'),
-    (["Hold", "Deny"], "rejected pod 'p' by permit plugin 'Deny': no"),
+    (["Hold", "Deny"], 'rejected pod "p" by permit plugin "Deny": no'),
 ], ids=["no-reason-is-a-timeout", "first-pending-plugin-rejects", "a-rejection-after-a-wait-wins"])
 def test_reasons_when_nothing_allows_the_pod(plugins, reason):
     run, state = run_on(plugins, [make_node("n1"), make_pod("p", requests={"cpu": "1"})])
@@ -331,7 +331,7 @@ def test_allow_or_reject_with_a_non_string_is_an_error_of_the_plugin_that_called
     state = build_cluster([make_node("n1"), make_pod("w", uid="uid-w"), make_pod("m")])
     framework = framework_for(["NodeResourcesFit", "Misuse"], registry_with(misuse(act)), snapshot=state.snapshot)
     run = schedule_all(framework, state)
-    error = f"running PreFilter plugin 'Misuse': TypeError: {message}"
+    error = f'running PreFilter plugin "Misuse": TypeError: {message}'
     timed_out = 'pod "w" rejected while waiting on permit: held'
     assert events(run) == [
         ("waiting", "default/w", "n1", ["Misuse"], 1),

@@ -97,10 +97,10 @@ CASES = [
     pytest.param(broken.FilterSkips, _per_pod("filter", "Filter returned codes [5]; a node passes (0), is "
                                                         "Unschedulable (2) or UnschedulableAndUnresolvable (3)"),
                  id="filter-code"),
-    pytest.param(broken.ScoreOutOfRange, _per_pod("score", "plugin 'ScoreOutOfRange' returns an invalid score "
+    pytest.param(broken.ScoreOutOfRange, _per_pod("score", 'plugin "ScoreOutOfRange" returns an invalid score '
                                                            "101, it should in the range of [0, 100] after "
                                                            "normalizing"), id="score-range"),
-    pytest.param(broken.ScoreNotIntegers, _per_pod("score", "plugin 'ScoreNotIntegers' failed with: Score "
+    pytest.param(broken.ScoreNotIntegers, _per_pod("score", 'plugin "ScoreNotIntegers" failed with: Score '
                                                             "returned 0.5 for node 'a-1', not an integer score"),
                  id="score-integers"),
     pytest.param(broken.MutatesSnapshot, _per_pod("snapshot", "the snapshot changed during a cycle: pod_count"),

@@ -98,7 +98,7 @@ def test_a_prefilter_rejection_gives_every_node_its_status():
 def test_a_plugin_that_raises_aborts_the_cycle_with_an_error_naming_it():
     run = run_plugin(Raises, pod("p"), [node("a"), node("b")])
     assert run.status.code == Code.ERROR
-    assert run.status.message() == "plugin 'Raises' failed with: RuntimeError: boom"
+    assert run.status.message() == 'plugin "Raises" failed with: RuntimeError: boom'
     assert (run.status.plugin, run.status.package, run.status.fault) == ("Raises", "ruleset.testing", True)
     assert run.scores == {}
 
