@@ -9,6 +9,20 @@ import pytest
 
 from ruleset import native_yaml
 
+#: A node as kubectl and PyYAML write it, 10 lines with its ``---`` (``.format(i=...)`` names it).
+NODE = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: node-{i}
+status:
+  allocatable:
+    cpu: '4'
+    memory: 32Gi
+    pods: '110'
+---
+"""
+
 
 def require_native() -> None:
     """Skip (or, under ``CI=true``, fail) when fastyaml-rs is not installed."""

@@ -26,7 +26,7 @@ from ruleset.errors import RulesetError
 from ruleset.manifests import load_manifests
 from ruleset.reading import CLUSTER, LocatedDict, LocatedList
 from ruleset.yaml_reading import load_yaml
-from tests.native_kit import use_native
+from tests.native_kit import NODE, use_native
 
 
 @pytest.fixture(autouse=True)
@@ -333,19 +333,6 @@ def test_random_canonical_documents_walk_alike_and_read_as_pyyaml(seed: int, mon
         plain = [_plain_shape(d) for d in load_yaml(text, "f.yaml", CLUSTER, on_plain=lambda: None)]
         assert plain == [_unlocated(shape) for shape in quick], text
 
-
-NODE = """\
-apiVersion: v1
-kind: Node
-metadata:
-  name: node-{i}
-status:
-  allocatable:
-    cpu: '4'
-    memory: 32Gi
-    pods: '110'
----
-"""
 
 BAD_POD = """\
 apiVersion: v1

@@ -23,26 +23,13 @@ from ruleset import native_yaml
 from ruleset.app import load_state
 from ruleset.errors import RulesetError
 from ruleset.manifests import load_manifests
-from tests.native_kit import use_native
+from tests.native_kit import NODE, use_native
 
 
 @pytest.fixture(autouse=True)
 def _native(monkeypatch: pytest.MonkeyPatch) -> None:
     use_native(monkeypatch)
 
-
-NODE = """\
-apiVersion: v1
-kind: Node
-metadata:
-  name: node-{i}
-status:
-  allocatable:
-    cpu: '4'
-    memory: 32Gi
-    pods: '110'
----
-"""
 
 POD = """\
 apiVersion: v1
