@@ -16,7 +16,7 @@ from ruleset.framework.nominator import Nominator
 from ruleset.framework.plugin import Handle
 from ruleset.framework.runtime import Framework
 from ruleset.kversion import Target
-from ruleset.manifests import Cluster, ScaleRequest, load_manifests, loading_gc
+from ruleset.manifests import Cluster, ScaleRequest, load_manifests, loading_gc, needs_lines
 from ruleset.pluginmanager import PluginRegistry, load_registry
 from ruleset.profile.loader import ProfileCheck, check_profile_argument, check_scheduler_names
 from ruleset.scheduler import Scheduler, ScheduleResult, SchedulingQueue, nominate_pending
@@ -48,8 +48,8 @@ def load_state(cluster_files: Sequence[str] | None, pod_files: Sequence[str] | N
                                target=target)
         try:
             return _build_state(cluster, pod_files, replace, target)
-        except RulesetError:
-            if not cluster.unlocated:
+        except RulesetError as exc:
+            if not needs_lines(exc.problems, cluster.unlocated):
                 raise
         # Duplicates in files read without lines: read again with them, to say where.
         del cluster

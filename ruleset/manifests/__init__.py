@@ -28,7 +28,7 @@ from ruleset.manifests.reader import collect_documents, read_documents
 from ruleset.workloads import WORKLOAD_KINDS
 
 __all__ = ["MANIFEST_SUFFIXES", "Cluster", "RawObject", "ScaleRequest", "decode_documents", "load_manifests",
-           "loading_gc", "manifest_files", "read_documents"]
+           "loading_gc", "manifest_files", "needs_lines", "read_documents"]
 
 
 def decode_documents(documents: Iterable[tuple[int, Any]], file: str | None,
@@ -55,8 +55,9 @@ def load_manifests(paths: Iterable[str | Path], pod_paths: Iterable[str | Path] 
 
     A large YAML stream the native parser reads is read without its lines (building them is
     most of its walk), unless ``every_line``; its file is then in the cluster's ``unlocated``.
-    Should a problem be found, everything is read again with every line (``on_file`` is not
-    called again), so that problems are the same, at the same lines, either way.
+    Should a problem be found in such a file, or name one, everything is read again with every
+    line (``on_file`` is not called again), so that problems are the same, at the same lines,
+    either way.
 
     The cyclic garbage collector is paused meanwhile (:func:`~ruleset.manifests.gcpause.loading_gc`):
     creating the pods allocates as much as reading them, and frees almost nothing."""
@@ -66,11 +67,18 @@ def load_manifests(paths: Iterable[str | Path], pod_paths: Iterable[str | Path] 
             unlocated: set[str] = set()
             try:
                 return _load(paths, pod_paths, seed, scale, on_file, target, unlocated)
-            except RulesetError:
-                if not unlocated:
+            except RulesetError as exc:
+                if not needs_lines(exc.problems, unlocated):
                     raise
             on_file = None
         return _load(paths, pod_paths, seed, scale, on_file, target, None)
+
+
+def needs_lines(problems: Iterable[Problem], unlocated: set[str]) -> bool:
+    """Whether a problem is in one of the files read without lines, or names one (a duplicate's
+    "first at FILE:LINE"): only then is the input read again to say where."""
+    return any(problem.file in unlocated or any(file in problem.message for file in unlocated)
+               for problem in problems)
 
 
 def _load(paths: Iterable[str | Path], pod_paths: Iterable[str | Path], seed: int,

@@ -6,7 +6,7 @@ line unless a problem is reported. A problem found while reading, creating the p
 the snapshot makes it read everything again with every line, so problems are the same, at the
 same lines, as when every line is kept. Here: what a clean read gives either way (equal objects,
 the file named in ``Cluster.unlocated``), problems of each stage at exact lines, progress called
-once per file, and no second read where the first kept every line.
+once per file, and no second read where the first kept every line or no problem needs one.
 Tests skip when fastyaml-rs is not installed (except under ``CI=true``, where they fail).
 """
 
@@ -134,3 +134,19 @@ def test_a_file_read_with_every_line_is_not_read_again(tmp_path: Path, monkeypat
         with pytest.raises(RulesetError):
             load_manifests([path])
     assert reads == ["cluster.json", "outside.yaml"]
+
+
+def test_a_problem_elsewhere_does_not_read_the_stream_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A missing path beside a stream read without lines: its problem needs no line of that stream.
+    big = _write(tmp_path, 3, ["100m"], "big.yaml")
+    reads: list[str] = []
+    read = manifests.read_documents
+
+    def counted(path: Path, *args: Any, **kwargs: Any) -> Any:
+        reads.append(path.name)
+        return read(path, *args, **kwargs)
+    monkeypatch.setattr(manifests, "read_documents", counted)
+    with pytest.raises(RulesetError) as info:
+        load_manifests([big, tmp_path / "missing.yaml"])
+    assert reads == ["big.yaml", "missing.yaml"]  # once each
+    assert [(p.file, p.code) for p in info.value.problems] == [(str(tmp_path / "missing.yaml"), "io-error")]
