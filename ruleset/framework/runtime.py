@@ -110,6 +110,11 @@ SKIPPED_WHEN_PRE_FILTER_FAILS = switch(
     "fails (a deferred write), so a dry run after that failure leaves their Filter and "
     "extensions out too (before: recorded only when PreFilter as a whole succeeded)",
     "pkg/scheduler/framework/runtime/framework.go (RunPreFilterPlugins, kubernetes#119769)")
+FILTER_ERROR_WITHOUT_POD = switch(
+    "framework.filter-error-without-pod", "1.22",
+    "a Filter plugin's Error reads \"running \"X\" filter plugin: ...\" (before: \"... filter plugin for pod "
+    "\"p\": ...\")", "pkg/scheduler/framework/runtime/framework.go (RunFilterPlugins): v1.21 after "
+    "kubernetes#98266 still names the pod, v1.22's sources do not")
 PRE_FILTER_RESULT = switch(
     "framework.prefilter-result", "1.24",
     "a PreFilter plugin may return a PreFilterResult (node names): the results are intersected, only "
@@ -312,6 +317,7 @@ class Framework:
         self._results_unresolvable = profile.target.has(PRE_FILTER_RESULT_UNRESOLVABLE)
         self._results_sorted = profile.target.has(PRE_FILTER_RESULT_SORTED)
         self._unschedulable_goes_on = profile.target.has(PRE_FILTER_UNSCHEDULABLE_GOES_ON)
+        self._filter_error_names_pod = not profile.target.has(FILTER_ERROR_WITHOUT_POD)
         #: Whether PostFilter reports carry every candidate and the details' ``to_json()`` (score,
         #: explain, ``schedule --verbose``); off, only their number (a long run's memory and time).
         self.post_filter_details = True
@@ -445,6 +451,12 @@ class Framework:
         return self._run_extension("ruleset_pre_filter_remove_pod", {
             "state": state, "pod": pod, "pod_to_remove": pod_to_remove, "node": node, "snapshot": snapshot})
 
+    def _filter_error(self, step: Step, pod: Pod, detail: str, fault: bool = False) -> Status:
+        """The Error a Filter plugin's failure aborts the cycle with, in the release's words
+        (:data:`FILTER_ERROR_WITHOUT_POD`)."""
+        of_pod = f" for pod {go_quote(pod.name)}" if self._filter_error_names_pod else ""
+        return _failed(step, f"running {go_quote(step.plugin)} filter plugin{of_pod}: {detail}", fault)
+
     def _run_extension(self, hook: str, kwargs: dict[str, Any]) -> Status:
         # Not through _each: preemption's dry runs call this once per victim per candidate node.
         skip: frozenset[str] = kwargs["state"].get(SKIP_FILTER_PLUGINS) or _NOTHING
@@ -490,10 +502,10 @@ class Framework:
                 bad = fail & (result.codes != _UNSCHEDULABLE) & (result.codes != _UNRESOLVABLE)
                 if np.count_nonzero(bad):  # an Error (or a code Filter cannot give) the plugin reported
                     first = int(np.flatnonzero(bad)[0])
-                    return remaining[:0], _filter_error(step, pod, result.status(first).message())
+                    return remaining[:0], self._filter_error(step, pod, result.status(first).message())
                 statuses.record(remaining, result, step.plugin, fail)
             except _FAULTS as exc:
-                return remaining[:0], _filter_error(step, pod, _describe(exc), fault=True)
+                return remaining[:0], self._filter_error(step, pod, _describe(exc), fault=True)
             remaining = remaining[~fail]
             args["nodes"] = NodeSet(snapshot, remaining)
         return remaining, SUCCESS
@@ -547,9 +559,9 @@ class Framework:
                     continue
                 reasons = _one_node_reasons(result, code, snapshot, index)
             except _FAULTS as exc:
-                return _filter_error(step, pod, _describe(exc), fault=True)
+                return self._filter_error(step, pod, _describe(exc), fault=True)
             if code != _UNSCHEDULABLE and code != _UNRESOLVABLE:
-                return _filter_error(step, pod, ", ".join(reasons))
+                return self._filter_error(step, pod, ", ".join(reasons))
             # _named's result for an Unschedulable status, built once (a Status costs ~0.7 µs).
             return Status(_CODE_OF[code], reasons, step.plugin, step.package)
         return SUCCESS
@@ -638,7 +650,7 @@ class Framework:
                 try:
                     ok = _passing_mask(what_if.passes(state, pod, subset, subset_columns), len(subset))
                 except _FAULTS as exc:
-                    failed.set(remaining, _filter_error(step, pod, _describe(exc), fault=True))
+                    failed.set(remaining, self._filter_error(step, pod, _describe(exc), fault=True))
                     break
                 if not ok.all():
                     failed.set(remaining[~ok], _BARE_FAILURE)
@@ -653,7 +665,7 @@ class Framework:
                     continue
                 fail = _filter_failures(result, snapshot, subset.indices, step.trusted)
             except _FAULTS as exc:
-                failed.set(remaining, _filter_error(step, pod, _describe(exc), fault=True))
+                failed.set(remaining, self._filter_error(step, pod, _describe(exc), fault=True))
                 break
             if fail is None:
                 continue
@@ -676,7 +688,7 @@ class Framework:
                 code, slot = divmod(key, width)
                 reasons = result.reasons[slot]
                 if code != _UNSCHEDULABLE and code != _UNRESOLVABLE:
-                    status = _filter_error(step, pod, ", ".join(reasons))
+                    status = self._filter_error(step, pod, ", ".join(reasons))
                 else:
                     status = Status(_CODE_OF[code], reasons, step.plugin, step.package)
                 failed.set(positions, status)
@@ -1066,10 +1078,6 @@ def _json_object(value: Any, what: str) -> dict[str, Any]:
     return value
 
 
-def _filter_error(step: Step, pod: Pod, detail: str, fault: bool = False) -> Status:
-    """The Error a Filter plugin's failure aborts the cycle with (upstream's wording)."""
-    message = f"running {go_quote(step.plugin)} filter plugin for pod {go_quote(pod.name)}: {detail}"
-    return _failed(step, message, fault)
 
 
 def _filter_failures(result: Any, snapshot: Snapshot, nodes: np.ndarray,
