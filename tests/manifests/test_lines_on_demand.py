@@ -115,7 +115,20 @@ def test_a_duplicate_across_files_names_the_line_of_the_first(tmp_path: Path) ->
     assert _problems(info) == [(str(small), 1, "Pod default/pod-0", f"duplicate Pod 'default/pod-0' (first at {big}:21)")]
 
 
-def test_a_file_read_with_every_line_is_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the files ``load_manifests`` reads, in order."""
+    names: list[str] = []
+    read = manifests.read_documents
+
+    def counted(path: Path, *args: Any, **kwargs: Any) -> Any:
+        names.append(path.name)
+        return read(path, *args, **kwargs)
+    monkeypatch.setattr(manifests, "read_documents", counted)
+    return names
+
+
+def test_a_file_read_with_every_line_is_not_read_again(tmp_path: Path, reads: list[str]) -> None:
     # JSON, and YAML outside the native subset, keep every line the first time: no second read.
     bad_json = tmp_path / "cluster.json"
     bad_json.write_text('{"kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "x"}}}',
@@ -123,29 +136,15 @@ def test_a_file_read_with_every_line_is_not_read_again(tmp_path: Path, monkeypat
     outside = tmp_path / "outside.yaml"
     outside.write_text(NODE.format(i=0).replace("'4'", "x") + "kind: Node\nmetadata:\n  name: y\n"
                        "spec:\n  unschedulable: yes\n", encoding="utf-8")  # "yes": YAML 1.1 reads a boolean
-    reads: list[str] = []
-    read = manifests.read_documents
-
-    def counted(path: Path, *args: Any, **kwargs: Any) -> Any:
-        reads.append(path.name)
-        return read(path, *args, **kwargs)
-    monkeypatch.setattr(manifests, "read_documents", counted)
     for path in (bad_json, outside):
         with pytest.raises(RulesetError):
             load_manifests([path])
     assert reads == ["cluster.json", "outside.yaml"]
 
 
-def test_a_problem_elsewhere_does_not_read_the_stream_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_problem_elsewhere_does_not_read_the_stream_again(tmp_path: Path, reads: list[str]) -> None:
     # A missing path beside a stream read without lines: its problem needs no line of that stream.
     big = _write(tmp_path, 3, ["100m"], "big.yaml")
-    reads: list[str] = []
-    read = manifests.read_documents
-
-    def counted(path: Path, *args: Any, **kwargs: Any) -> Any:
-        reads.append(path.name)
-        return read(path, *args, **kwargs)
-    monkeypatch.setattr(manifests, "read_documents", counted)
     with pytest.raises(RulesetError) as info:
         load_manifests([big, tmp_path / "missing.yaml"])
     assert reads == ["big.yaml", "missing.yaml"]  # once each
