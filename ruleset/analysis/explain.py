@@ -286,7 +286,7 @@ def _full_scoring(framework: Framework, pod: Pod, result: ScheduleResult, rng: A
     n = snapshot.num_nodes
     percentage = framework.profile.percentage_of_nodes_to_score
     statuses = result.statuses
-    passing = int(np.count_nonzero(statuses.evaluated & (statuses.codes == int(Code.SUCCESS))))
+    passing = int(np.count_nonzero(statuses.passed()))
     scored = len(result.feasible)
     evaluated = int(np.count_nonzero(statuses.evaluated))
     if passing > scored and scored:
@@ -362,8 +362,7 @@ def fitting_nodes(framework: Framework, pod: Pod) -> list[str]:
     _, status = Scheduler(framework).find_nodes_that_fit(state, pod, statuses, evaluate_all=True)
     if not status.is_success:
         return []
-    passed = statuses.evaluated & (statuses.codes == int(Code.SUCCESS))  # (not a node left unfiltered)
-    return [snapshot.node_names[int(i)] for i in np.flatnonzero(passed)]
+    return [snapshot.node_names[int(i)] for i in np.flatnonzero(statuses.passed())]
 
 
 def suggest(framework: Framework, pod: Pod, statuses: NodeStatuses) -> list[Suggestion]:

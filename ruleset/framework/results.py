@@ -226,6 +226,11 @@ class NodeStatuses:
         plugin = self.plugins[slot] if slot >= 0 else None
         return Status(code, self.reasons[int(self.reason_index[i])], plugin)
 
+    def passed(self) -> np.ndarray:
+        """Where the filters ran and passed (a node no filter ran on has no verdict)."""
+        passed: np.ndarray = self.evaluated & (self.codes == _SUCCESS)
+        return passed
+
     def failed(self) -> np.ndarray:
         """Indices of nodes with a non-success status."""
         return np.flatnonzero(self.codes != _SUCCESS)

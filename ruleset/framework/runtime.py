@@ -1078,8 +1078,6 @@ def _json_object(value: Any, what: str) -> dict[str, Any]:
     return value
 
 
-
-
 def _filter_failures(result: Any, snapshot: Snapshot, nodes: np.ndarray,
                      trusted: bool = False) -> np.ndarray | None:
     """Where the FilterResult ``result`` for ``nodes`` fails (None: every node passes), after

@@ -106,8 +106,8 @@ class Cluster:
     #: Pod fields newer than 1.20 (:mod:`ruleset.manifests.newer`) -> how many pods use them.
     newer_fields: Counter = field(default_factory=Counter)
     #: Files whose objects were read without their lines (a large YAML stream the native parser
-    #: reads: see :func:`~ruleset.manifests.load_manifests`). A problem found in what was read
-    #: is reported after reading them again with every line.
+    #: reads: see :func:`~ruleset.manifests.load_manifests`). A problem found in one of them, or
+    #: naming one, is reported after reading them again with every line.
     unlocated: set[str] = field(default_factory=set)
 
     def extend(self, other: Cluster) -> None:

@@ -263,11 +263,9 @@ class Scheduler:
             missing = sorted(name for name in names if name not in snapshot.node_index)
             if missing:  # the first of a Go set's walk: the first name in order, here
                 return Status(Code.ERROR, (f"nodeinfo not found for node name {go_quote(missing[0])}",))
-        nodes = named_order(snapshot, names)
-        inside = np.zeros(snapshot.num_nodes, dtype=bool)
-        inside[nodes] = True
+        inside = _named_mask(snapshot, names)
         order = snapshot.evaluation_order
-        left_out = order[~inside[order]]
+        nodes, left_out = order[inside[order]], order[~inside[order]]
         if self._filtered_out_status:  # (the failed nominated node's status too, as 1.30.0 wrote it)
             statuses.set_all(left_out, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (FILTERED_OUT,)))
             statuses.evaluated[left_out] = False  # a status, but no filter ran there
@@ -546,20 +544,20 @@ def _aborted(result: ScheduleResult, status: Status) -> ScheduleResult:
     return result
 
 
-def named_order(snapshot: Snapshot, names: frozenset[str]) -> np.ndarray:
-    """The nodes of ``names`` the snapshot holds, in node-tree order."""
+def _named_mask(snapshot: Snapshot, names: frozenset[str]) -> np.ndarray:
+    """Which of the snapshot's nodes ``names`` names (names it does not hold are left out)."""
     index = snapshot.node_index
     inside = np.zeros(snapshot.num_nodes, dtype=bool)
     inside[[index[name] for name in names if name in index]] = True
-    order = snapshot.evaluation_order
-    return order[inside[order]]
+    return inside
 
 
 def scan_order(snapshot: Snapshot, state: CycleState | None, start: int) -> np.ndarray:
     """The order in which a cycle whose PreFilter wrote ``state`` filters nodes from rotating index
     ``start``: node-tree order, or that of the nodes a PreFilterResult named (see the module)."""
     named = state.get(PRE_FILTER_NODES) if state is not None else None
-    return _rotated(snapshot.evaluation_order if named is None else named_order(snapshot, named[0]), start)
+    order = snapshot.evaluation_order
+    return _rotated(order if named is None else order[_named_mask(snapshot, named[0])[order]], start)
 
 
 def _rotated(nodes: np.ndarray, start: int) -> np.ndarray:
